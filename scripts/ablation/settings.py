@@ -1,0 +1,87 @@
+"""The settings of one training run.
+
+Every setting (its name, type, default and allowed values) is declared once, in the JSON schema
+``workflow/schemas/config.schema.yaml`` under ``definitions.settings``. This module turns that
+declaration into a frozen dataclass, so the data, model and training code read ``s.heads`` while
+a new setting needs only a schema entry (and the code that uses it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+
+import yaml
+
+from . import SCHEMA_PATH
+
+_PY_TYPES = {"integer": int, "number": float, "string": str, "boolean": bool}
+
+
+@functools.cache
+def schema() -> dict:
+    with open(SCHEMA_PATH, encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def setting_specs() -> dict[str, dict]:
+    """name -> schema of that setting, in declaration order."""
+    return schema()["definitions"]["settings"]["properties"]
+
+
+def defaults() -> dict:
+    return {name: spec["default"] for name, spec in setting_specs().items()}
+
+
+def choices(name: str) -> tuple | None:
+    enum = setting_specs()[name].get("enum")
+    return tuple(enum) if enum else None
+
+
+def _make_class():
+    fields = [("seed", int, dataclasses.field(default=0))]
+    for name, spec in setting_specs().items():
+        types = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
+        py = tuple(_PY_TYPES[t] for t in types if t != "null")
+        annotation = py[0] if len(py) == 1 else object
+        if "null" in types:
+            annotation = annotation | None
+        fields.append((name, annotation, dataclasses.field(default=spec["default"])))
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.as_dict(), sort_keys=True)
+
+    @property
+    def effective_data_seed(self) -> int:
+        return self.seed if self.data_seed is None else self.data_seed
+
+    return dataclasses.make_dataclass(
+        "Settings",
+        fields,
+        frozen=True,
+        namespace={
+            "as_dict": as_dict,
+            "to_json": to_json,
+            "effective_data_seed": effective_data_seed,
+            "__doc__": "Every setting of one run (see definitions.settings in the config schema), plus its seed.",
+        },
+    )
+
+
+Settings = _make_class()
+
+
+def from_dict(values: dict) -> "Settings":
+    """Settings from a (possibly partial) mapping; unknown names are an error."""
+    unknown = set(values) - {f.name for f in dataclasses.fields(Settings)}
+    if unknown:
+        raise ValueError(f"unknown settings: {', '.join(sorted(unknown))}")
+    return Settings(**values)
+
+
+def from_json(text: str) -> "Settings":
+    return from_dict(json.loads(text))

@@ -1,0 +1,78 @@
+# Helpers shared by the rules: the validated config, the runs of each study, their paths.
+import json
+import os
+import sys
+
+from ablation import config as ablation_config
+
+try:
+    CFG = ablation_config.validate(config)
+except ablation_config.ConfigError as exc:
+    sys.exit(f"config error: {exc}")
+
+STUDIES = CFG.studies
+RUNS = {
+    name: {run.run_id: run for run in study.runs()} for name, study in STUDIES.items()
+}
+
+
+envvars:
+    "PATH",
+
+
+# Jobs run `python`: the interpreter running Snakemake (the project's .venv), also on cluster nodes.
+os.environ["PATH"] = os.pathsep.join(
+    [os.path.dirname(sys.executable), os.environ["PATH"]]
+)
+RUN_FILES = (
+    "metrics.csv",
+    "curve.csv",
+    "init_grads.csv",
+    "settings.json",
+    "provenance.json",
+)
+
+
+wildcard_constraints:
+    study="|".join(STUDIES),
+    run=r"[^/]+~[^/]+(/[^/]+~[^/]+)*",
+
+
+def run_of(wildcards):
+    """The Run (settings included) that a train job's wildcards name."""
+    try:
+        return RUNS[wildcards.study][wildcards.run]
+    except KeyError:
+        raise ValueError(
+            f"{wildcards.study}/{wildcards.run} is not a run of the config"
+        ) from None
+
+
+def run_settings_json(wildcards):
+    return run_of(wildcards).settings.to_json()
+
+
+def study_run_files(wildcards, name="metrics.csv"):
+    study = wildcards.study
+    return [f"results/{study}/runs/{run_id}/{name}" for run_id in RUNS[study]]
+
+
+def study_json(wildcards):
+    """What defines a study's runs (fixed settings, factors, seeds): a change re-aggregates it."""
+    study = STUDIES[wildcards.study].to_dict()
+    study.pop("claims")
+    study.pop("description")
+    return json.dumps(study, sort_keys=True)
+
+
+def analysis_json(wildcards):
+    """What the statistics of a study depend on beyond its summary: factors, claims, stats settings."""
+    study = STUDIES[wildcards.study]
+    return json.dumps(
+        {"factors": study.factor_names, "claims": study.claims, "stats": CFG.stats},
+        sort_keys=True,
+    )
+
+
+def per_study(pattern):
+    return expand(pattern, study=list(STUDIES))
