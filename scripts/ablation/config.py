@@ -256,7 +256,7 @@ def _check_claims(study: Study) -> None:
     columns = ["seed", *S.setting_specs()]
     for claim in study.claims:
         try:
-            C.check_claim(claim, study.factor_names, columns)
+            C.check_claim(claim, study.factors, columns)
         except ValueError as exc:
             raise ConfigError(f"study {study.name!r}: claims: {exc}") from None
 

@@ -62,7 +62,7 @@ def study_json(wildcards):
     study = STUDIES[wildcards.study].to_dict()
     study.pop("claims")
     study.pop("description")
-    return json.dumps(study, sort_keys=True)
+    return json.dumps(study)  # key order matters: factor order names the run folders
 
 
 def analysis_json(wildcards):

@@ -1,0 +1,675 @@
+"""Statistics of one study: tidy tables of cells, paired comparisons, stability and main effects.
+
+Input is the study's ``summary`` (one row per training run, see ``ablation.io``/the pipeline) and
+``factors`` (the columns the study varies; ``seed`` is never a factor). Every function returns a
+tidy ``pandas.DataFrame`` and is deterministic for a given ``seed`` argument.
+
+Decisions shared by every table
+-------------------------------
+* **Diverged runs** (``status == 'diverged'``) stay in every accuracy statistic as *chance-level*
+  runs: a recorded finite ``test_acc`` is used as is; a missing one (NaN) becomes
+  ``test_correct / test_total`` when the counts are there, else ``0.5`` -- exactly what a model
+  with NaN/constant outputs scores on the swap-paired test set (every sequence appears with A and
+  B swapped, so a constant prediction gets half right). Pooled counts impute ``test_total / 2``
+  correct. Excluding them instead would make an unstable setting look better than it is
+  (survivorship) and unbalance the seed pairing. ``n_diverged`` / ``n_imputed`` say how many.
+  For stability a diverged run is ``diverged`` and *not converged*.
+* **Converged** = ``status == 'ok'`` and ``final_train_acc >= converged_threshold`` (NaN -> no).
+* **Intervals** are clipped to the metric's range ([0, 1] for accuracies and fractions, [-1, 1]
+  for differences of accuracies) and are never NaN for n >= 1:
+  ``bootstrap_mean_ci`` uses ``scipy.stats.bootstrap`` (BCa, vectorised over all samples of the
+  same size, which share their resample indices, so a sample's interval depends only on its own
+  values, its size and ``seed``); it falls back to the percentile interval when n < 3 or BCa
+  gives a non-finite bound, returns ``[v, v]`` for a constant sample (e.g. every seed at 1.0) and
+  ``[x, x]`` for a single run (n == 1: no spread can be estimated; ``boot_method`` says
+  'single'). Binomial intervals (Wilson, Clopper-Pearson) are the closed forms that
+  ``scipy.stats.binomtest(k, n).proportion_ci(method='wilson' | 'exact')`` computes, vectorised
+  (binomtest costs 2-6 ms per call, i.e. seconds for thousands of cells); the tests check them
+  against binomtest.
+* **Small n**: a bootstrap interval of a mean is too narrow at a handful of seeds (measured on
+  Beta data: coverage of the nominal 95 % BCa interval ~0.71 at n = 3, ~0.85 at n = 5, ~0.89 at
+  n = 10, ~0.94 at n = 40; at n = 5 it is ~0.63 times the width of the t interval). Read
+  ``boot_lo``/``boot_hi`` of 5-seed cells as optimistic; ``paired_comparisons`` therefore also
+  reports ``min_p`` and ``mde``, and the claims' ``at_least`` takes the union with the Wilson
+  interval.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections import defaultdict
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+DEFAULT_CFG = {"confidence": 0.95, "n_resamples": 9999, "converged_threshold": 0.95, "alpha": 0.05}
+CHANCE = 0.5
+"""Accuracy of a model blind to order (or with NaN/constant outputs) on the swap-paired test set."""
+POWER = 0.8
+"""Power of the minimum detectable effect (``mde``) of the paired comparisons."""
+ALL_PAIRS_MAX_LEVELS = 4
+"""Up to this many levels every pair of levels is compared; above it, numeric levels are compared
+with the next level only (non-numeric levels: still every pair)."""
+EXACT_WILCOXON_MAX_N = 25
+SCIPY_PERMUTATION_MAX_N = 1000
+"""Above this many pairs the sign-flip test is the vectorised numpy equivalent (``_sign_flip_p``)."""
+_BATCH_ELEMENTS = 2_000_000  # elements gathered per vectorised resampling batch (memory bound)
+
+CELL_COLUMNS = [
+    "n", "n_ok", "n_diverged", "n_imputed", "mean", "std", "min", "max", "boot_lo", "boot_hi",
+    "boot_method", "pooled_correct", "pooled_total", "binom_lo", "binom_hi", "converged_frac",
+]  # fmt: skip
+PAIRED_COLUMNS = [
+    "factor", "level_a", "level_b", "n_pairs", "mean_diff", "ci_lo", "ci_hi", "effect_size",
+    "test", "p_value", "p_holm", "significant", "min_p", "mde", "note",
+]  # fmt: skip
+STABILITY_COLUMNS = [
+    "n", "converged", "conv_frac", "conv_lo", "conv_hi", "diverged", "div_frac", "div_lo", "div_hi",
+]  # fmt: skip
+MAIN_EFFECT_COLUMNS = [
+    "rank", "factor", "eta_sq", "spread", "spread_lo", "spread_hi", "n_levels", "best_level",
+    "worst_level", "marginal_means",
+]  # fmt: skip
+MARGINAL_COLUMNS = ["factor", "level", "n", "mean", "boot_lo", "boot_hi"]
+
+
+# --------------------------------------------------------------------------- configuration, runs
+
+
+def resolve_cfg(cfg: dict | None) -> dict:
+    """``cfg`` (the config's ``stats`` section) over the defaults."""
+    out = dict(DEFAULT_CFG)
+    out.update(cfg or {})
+    return out
+
+
+def _num(summary: pd.DataFrame, column: str) -> np.ndarray:
+    if column not in summary:
+        return np.full(len(summary), np.nan)
+    return pd.to_numeric(summary[column], errors="coerce").to_numpy(dtype=float)
+
+
+def is_diverged(summary: pd.DataFrame) -> np.ndarray:
+    if "status" not in summary:
+        return np.zeros(len(summary), dtype=bool)
+    return summary["status"].astype(str).str.lower().eq("diverged").to_numpy()
+
+
+def converged_mask(summary: pd.DataFrame, threshold: float) -> np.ndarray:
+    """status ok and final_train_acc >= threshold (NaN accuracy: not converged)."""
+    ok = summary["status"].astype(str).str.lower().eq("ok").to_numpy() if "status" in summary else True
+    acc = _num(summary, "final_train_acc")
+    with np.errstate(invalid="ignore"):
+        return ok & (acc >= threshold)
+
+
+def run_accuracy(summary: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(test accuracy per run, imputed?) with the diverged/NaN rule of the module docstring."""
+    acc = _num(summary, "test_acc")
+    missing = ~np.isfinite(acc)
+    if missing.any():
+        correct, total = _num(summary, "test_correct"), _num(summary, "test_total")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            from_counts = correct / total
+        usable = np.isfinite(from_counts) & (total > 0)
+        acc = np.where(missing & usable, from_counts, acc)
+        acc = np.where(~np.isfinite(acc), CHANCE, acc)
+    return acc, missing
+
+
+def run_counts(summary: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(correct, total) test counts per run; NaN totals -> 2 * n_test; NaN correct -> acc * total."""
+    total = _num(summary, "test_total")
+    total = np.where(np.isfinite(total), total, 2 * _num(summary, "n_test"))
+    correct = _num(summary, "test_correct")
+    acc, _ = run_accuracy(summary)
+    correct = np.where(np.isfinite(correct), correct, np.round(acc * total))
+    return correct, total
+
+
+METRICS = ("test_acc", "converged", "final_train_acc")
+
+
+def metric_values(summary: pd.DataFrame, metric: str, cfg: dict | None = None) -> np.ndarray:
+    """Per-run values of ``metric``: test_acc (diverged rule above), converged (0/1), final_train_acc
+    (NaN -> 0.5, chance, like test_acc)."""
+    cfg = resolve_cfg(cfg)
+    if metric == "test_acc":
+        return run_accuracy(summary)[0]
+    if metric == "converged":
+        return converged_mask(summary, cfg["converged_threshold"]).astype(float)
+    if metric == "final_train_acc":
+        acc = _num(summary, "final_train_acc")
+        return np.where(np.isfinite(acc), acc, CHANCE)
+    raise ValueError(f"unknown metric {metric!r} (one of {', '.join(METRICS)})")
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def wilson_ci(k, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval (no continuity correction), vectorised; equals
+    ``scipy.stats.binomtest(k, n).proportion_ci(confidence, method='wilson')``."""
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    z = special.ndtri(0.5 + 0.5 * confidence)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        denom = 2 * (n + z**2)
+        center = (2 * n * p + z**2) / denom
+        delta = z / denom * np.sqrt(4 * n * p * (1 - p) + z**2)
+        lo = np.where(k <= 0, 0.0, center - delta)
+        hi = np.where(k >= n, 1.0, center + delta)
+    return np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+
+
+def clopper_pearson_ci(k, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Clopper-Pearson ('exact') interval, vectorised via the beta quantiles; equals
+    ``scipy.stats.binomtest(k, n).proportion_ci(confidence, method='exact')``."""
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    a = (1 - confidence) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = np.where(k <= 0, 0.0, stats.beta.ppf(a, np.maximum(k, 1e-300), n - k + 1))
+        hi = np.where(k >= n, 1.0, stats.beta.ppf(1 - a, k + 1, np.maximum(n - k, 1e-300)))
+    return np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm step-down adjusted p-values (NaN entries stay NaN and do not count in m)."""
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    m = len(ok)
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out[order] = np.minimum(adjusted, 1.0)
+    return out
+
+
+def min_two_sided_p(n_pairs: int) -> float:
+    """Smallest two-sided p-value an exact sign-flip / signed-rank test on n pairs can give:
+    2 / 2**n (5 pairs -> 0.0625); 1.0 for n <= 1, NaN for n == 0."""
+    if n_pairs <= 0:
+        return float("nan")
+    return float(min(1.0, 2.0 ** (1 - min(n_pairs, 1100))))
+
+
+def mde(sd: float, n: int, alpha: float = 0.05, power: float = POWER) -> float:
+    """Minimum detectable mean paired difference: (t_{1-alpha/2, n-1} + t_{power, n-1}) * sd / sqrt(n)
+    (normal-theory paired t test, two-sided alpha); NaN when n < 2 or sd is not finite."""
+    if n < 2 or not np.isfinite(sd):
+        return float("nan")
+    df = n - 1
+    return float((stats.t.ppf(1 - alpha / 2, df) + stats.t.ppf(power, df)) * sd / np.sqrt(n))
+
+
+def cohen_dz(d) -> float:
+    """Paired effect size mean(d) / sd(d) (ddof 1); 0 when every difference is 0, NaN when the sd
+    is 0 but the mean is not (or n < 2)."""
+    d = np.asarray(d, dtype=float)
+    if len(d) < 2:
+        return float("nan")
+    mean, sd = d.mean(), d.std(ddof=1)
+    if sd > 0:
+        return float(mean / sd)
+    return 0.0 if mean == 0 else float("nan")
+
+
+def _mean_stat(x, axis=-1):
+    return np.mean(x, axis=axis)
+
+
+def bootstrap_mean_ci(
+    samples,
+    confidence: float = 0.95,
+    n_resamples: int = 9999,
+    seed: int = 0,
+    bounds: tuple[float, float] = (0.0, 1.0),
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bootstrap CI of the mean of each sample in ``samples`` (a list of 1-D arrays; NaNs dropped).
+
+    Returns (lo, hi, method) arrays, one entry per sample. BCa via ``scipy.stats.bootstrap``
+    (vectorised over all samples of one size), percentile when n < 3 or BCa is not finite,
+    'constant' -> [v, v], 'single' (n == 1) -> [x, x], 'empty' (n == 0) -> NaN. Clipped to ``bounds``.
+    """
+    samples = [np.asarray(s, dtype=float).ravel() for s in samples]
+    samples = [s[np.isfinite(s)] for s in samples]
+    k = len(samples)
+    lo, hi = np.full(k, np.nan), np.full(k, np.nan)
+    method = np.full(k, "empty", dtype=object)
+    by_n: dict[int, list[int]] = defaultdict(list)
+    for i, s in enumerate(samples):
+        by_n[len(s)].append(i)
+    for n, idx in sorted(by_n.items()):
+        if n == 0:
+            continue
+        idx = np.asarray(idx)
+        X = np.stack([samples[i] for i in idx])
+        const = np.ptp(X, axis=1) == 0
+        lo[idx[const]] = hi[idx[const]] = X[const, 0]
+        method[idx[const]] = "single" if n == 1 else "constant"
+        rows = ~const
+        if not rows.any():
+            continue
+        Y, at = X[rows], idx[rows]
+        use_bca = n >= 3
+        kwargs = dict(
+            statistic=_mean_stat,
+            axis=-1,
+            vectorized=True,
+            confidence_level=confidence,
+            batch=max(1, _BATCH_ELEMENTS // (Y.shape[0] * n)),
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = stats.bootstrap(
+                (Y,),
+                n_resamples=n_resamples,
+                method="BCa" if use_bca else "percentile",
+                rng=np.random.default_rng([seed, n]),
+                **kwargs,
+            )
+            l, h = np.atleast_1d(res.confidence_interval.low), np.atleast_1d(res.confidence_interval.high)
+            m = np.full(len(at), "BCa" if use_bca else "percentile", dtype=object)
+            bad = ~(np.isfinite(l) & np.isfinite(h))
+            if bad.any():
+                pct = stats.bootstrap(
+                    (Y,), n_resamples=0, bootstrap_result=res, method="percentile", **kwargs
+                )
+                l = np.where(bad, np.atleast_1d(pct.confidence_interval.low), l)
+                h = np.where(bad, np.atleast_1d(pct.confidence_interval.high), h)
+                m[bad] = "percentile"
+        lo[at], hi[at], method[at] = l, h, m
+    lo, hi = np.clip(lo, *bounds), np.clip(hi, *bounds)
+    return lo, hi, method
+
+
+def paired_test(d, cfg: dict | None = None, seed: int = 0) -> tuple[float, str]:
+    """Two-sided p-value of H0 "mean paired difference is 0" and the test's name.
+
+    Exact Wilcoxon signed-rank when 2 <= n <= 25 and there are no zero and no tied |differences|;
+    otherwise a sign-flip permutation test of the mean (``scipy.stats.permutation_test`` with
+    ``permutation_type='samples'``; exact enumeration while 2**n <= n_resamples; above
+    SCIPY_PERMUTATION_MAX_N pairs the same test in vectorised numpy). n == 1 -> p = 1.
+    """
+    cfg = resolve_cfg(cfg)
+    d = np.asarray(d, dtype=float)
+    d = d[np.isfinite(d)]
+    n = len(d)
+    if n == 0:
+        return float("nan"), "none"
+    if n == 1:
+        return 1.0, "sign-flip (n=1)"
+    absd = np.abs(d)
+    if n <= EXACT_WILCOXON_MAX_N and np.all(absd > 0) and len(np.unique(absd)) == n:
+        return float(stats.wilcoxon(d, method="exact").pvalue), "wilcoxon exact"
+    exact = n < 64 and 2**n <= cfg["n_resamples"]
+    rng = np.random.default_rng([seed, n, 7])
+    if n > SCIPY_PERMUTATION_MAX_N:
+        return _sign_flip_p(d, cfg["n_resamples"], rng), "sign-flip permutation (numpy)"
+    res = stats.permutation_test(
+        (d,),
+        _mean_stat,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=cfg["n_resamples"],
+        batch=max(1, _BATCH_ELEMENTS // n),
+        rng=rng,
+    )
+    return float(min(1.0, res.pvalue)), "sign-flip exact" if exact else "sign-flip permutation"
+
+
+def _sign_flip_p(d: np.ndarray, n_resamples: int, rng: np.random.Generator) -> float:
+    """Randomised two-sided sign-flip test of the mean, computed like scipy.stats.permutation_test
+    (p = 2 * min((#{null <= obs} + 1), (#{null >= obs} + 1)) / (n_resamples + 1), capped at 1), but
+    vectorised as a matrix product: scipy's one-sample 'samples' permutation loops in Python and
+    takes ~3 s per comparison at 5000 pairs."""
+    n = len(d)
+    obs = d.mean()
+    eps = 1e-14 * max(1.0, abs(obs))  # scipy's tolerance for ties with the observed statistic
+    total = d.sum()
+    less = greater = 0
+    chunk = max(1, _BATCH_ELEMENTS // n)
+    for start in range(0, n_resamples, chunk):
+        b = min(chunk, n_resamples - start)
+        bits = np.unpackbits(rng.integers(0, 256, (b, (n + 7) // 8), dtype=np.uint8), axis=1, count=n)
+        null = (2.0 * (bits.astype(np.float64) @ d) - total) / n  # sign +1 where bit is 1, else -1
+        less += int((null <= obs + eps).sum())
+        greater += int((null >= obs - eps).sum())
+    p = 2 * min(less + 1, greater + 1) / (n_resamples + 1)
+    return float(min(1.0, p))
+
+
+# --------------------------------------------------------------------------- grouping
+
+
+def _check_columns(summary: pd.DataFrame, factors) -> list[str]:
+    factors = list(factors)
+    missing = [f for f in factors if f not in summary.columns]
+    if missing:
+        raise ValueError(f"factor column(s) not in summary: {', '.join(missing)}")
+    if "seed" in factors:
+        raise ValueError("'seed' is never a factor")
+    return factors
+
+
+def sorted_levels(values) -> list:
+    """Distinct non-missing values, numeric order when they are numbers, else string order."""
+    u = pd.unique(pd.Series(values).dropna())
+    try:
+        return sorted(u, key=lambda v: (float(v), str(v)))
+    except (TypeError, ValueError):
+        return sorted(u, key=str)
+
+
+def _cells(summary: pd.DataFrame, factors: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
+    """(one row per cell with the factor values, in sorted order; cell code per run)."""
+    if not factors:
+        return pd.DataFrame(index=[0]), np.zeros(len(summary), dtype=int)
+    g = summary.groupby(factors, sort=True, dropna=False)
+    codes = g.ngroup().to_numpy()
+    keys = g.size().reset_index()[factors]
+    return keys, codes
+
+
+def _split(values: np.ndarray, codes: np.ndarray, n_cells: int) -> list[np.ndarray]:
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(n_cells + 1))
+    v = values[order]
+    return [v[bounds[i] : bounds[i + 1]] for i in range(n_cells)]
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def cell_table(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: int = 0) -> pd.DataFrame:
+    """One row per cell (combination of factor values; one row if there are no factors).
+
+    Columns: the factors, then n (runs), n_ok (status ok), n_diverged, n_imputed (runs whose
+    test_acc was NaN, counted as chance), mean / std (ddof 1; NaN for n == 1) / min / max of
+    test_acc, boot_lo / boot_hi (bootstrap CI of the mean over seeds, see ``bootstrap_mean_ci``)
+    and boot_method, pooled_correct / pooled_total (summed test counts) with the Wilson interval
+    binom_lo / binom_hi, and converged_frac.
+    """
+    cfg = resolve_cfg(cfg)
+    factors = _check_columns(summary, factors)
+    keys, codes = _cells(summary, factors)
+    n_cells = len(keys)
+    acc, imputed = run_accuracy(summary)
+    correct, total = run_counts(summary)
+    div = is_diverged(summary)
+    ok = summary["status"].astype(str).str.lower().eq("ok").to_numpy() if "status" in summary else ~div
+    conv = converged_mask(summary, cfg["converged_threshold"])
+
+    frame = pd.DataFrame({"c": codes, "acc": acc, "ok": ok, "div": div, "imp": imputed,
+                          "k": correct, "t": total, "conv": conv})  # fmt: skip
+    g = frame.groupby("c", sort=True)
+    agg = g.agg(
+        n=("acc", "size"), n_ok=("ok", "sum"), n_diverged=("div", "sum"), n_imputed=("imp", "sum"),
+        mean=("acc", "mean"), std=("acc", "std"), min=("acc", "min"), max=("acc", "max"),
+        pooled_correct=("k", "sum"), pooled_total=("t", "sum"), converged_frac=("conv", "mean"),
+    )  # fmt: skip
+    lo, hi, method = bootstrap_mean_ci(
+        _split(acc, codes, n_cells), cfg["confidence"], cfg["n_resamples"], seed
+    )
+    blo, bhi = wilson_ci(agg["pooled_correct"], agg["pooled_total"], cfg["confidence"])
+    out = keys.reset_index(drop=True).copy()
+    for col in ["n", "n_ok", "n_diverged", "n_imputed", "mean", "std", "min", "max"]:
+        out[col] = agg[col].to_numpy()
+    out["boot_lo"], out["boot_hi"], out["boot_method"] = lo, hi, method
+    out["pooled_correct"] = agg["pooled_correct"].to_numpy().astype(int)
+    out["pooled_total"] = agg["pooled_total"].to_numpy().astype(int)
+    out["binom_lo"], out["binom_hi"] = blo, bhi
+    out["converged_frac"] = agg["converged_frac"].to_numpy()
+    for col in ["n", "n_ok", "n_diverged", "n_imputed"]:
+        out[col] = out[col].astype(int)
+    return out[factors + CELL_COLUMNS]
+
+
+def stability_table(summary: pd.DataFrame, factors, cfg: dict | None = None) -> pd.DataFrame:
+    """Per cell: n, converged (count; status ok and final_train_acc >= converged_threshold),
+    conv_frac with its Clopper-Pearson interval conv_lo / conv_hi, diverged (count), div_frac,
+    div_lo / div_hi (Clopper-Pearson)."""
+    cfg = resolve_cfg(cfg)
+    factors = _check_columns(summary, factors)
+    keys, codes = _cells(summary, factors)
+    frame = pd.DataFrame({"c": codes, "conv": converged_mask(summary, cfg["converged_threshold"]),
+                          "div": is_diverged(summary)})  # fmt: skip
+    agg = frame.groupby("c", sort=True).agg(n=("conv", "size"), converged=("conv", "sum"),
+                                            diverged=("div", "sum"))  # fmt: skip
+    out = keys.reset_index(drop=True).copy()
+    n = agg["n"].to_numpy()
+    for name, short in [("converged", "conv"), ("diverged", "div")]:
+        k = agg[name].to_numpy()
+        lo, hi = clopper_pearson_ci(k, n, cfg["confidence"])
+        out[name], out[f"{short}_frac"], out[f"{short}_lo"], out[f"{short}_hi"] = k.astype(int), k / n, lo, hi
+    out["n"] = n.astype(int)
+    return out[factors + STABILITY_COLUMNS]
+
+
+def _pair_frame(
+    summary: pd.DataFrame, values: np.ndarray, factor: str, level_a, level_b, factors: list[str]
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, int]:
+    """Runs at level_a and level_b of ``factor`` matched on seed and every other factor.
+
+    Returns (the matched keys, sorted; value at a; value at b; number of runs of the two levels
+    left without a partner). Runs sharing a key within one level are an error.
+    """
+    keys = ["seed"] + [f for f in factors if f != factor]
+    col = summary[factor].to_numpy()
+    sides = []
+    for level in (level_a, level_b):
+        sel = col == level
+        part = summary.loc[sel, keys].reset_index(drop=True)
+        part["__value__"] = values[sel]
+        dup = part.duplicated(keys, keep=False)
+        if dup.any():
+            raise ValueError(
+                f"{int(dup.sum())} runs at {factor}={level!r} share seed and every other factor value; "
+                "cannot pair them (is a varying setting missing from the factors?)"
+            )
+        sides.append(part)
+    merged = sides[0].merge(sides[1], on=keys, how="inner", suffixes=("__a", "__b"))
+    merged = merged.sort_values(keys, kind="stable").reset_index(drop=True)
+    unmatched = len(sides[0]) + len(sides[1]) - 2 * len(merged)
+    a = merged.pop("__value____a").to_numpy(dtype=float)
+    b = merged.pop("__value____b").to_numpy(dtype=float)
+    return merged, a, b, unmatched
+
+
+def pair_runs(summary, factor, level_a, level_b, factors, values=None) -> tuple[pd.DataFrame, int]:
+    """Runs at ``level_a`` / ``level_b`` of ``factor`` matched on seed and every other factor:
+    (frame with seed, the other factors, value_a, value_b, diff = b - a; count of unmatched runs).
+    ``values`` is one number per run of ``summary`` (default: test_acc, see ``run_accuracy``)."""
+    factors = _check_columns(summary, factors)
+    if values is None:
+        values = run_accuracy(summary)[0]
+    keys, a, b, unmatched = _pair_frame(summary, np.asarray(values, dtype=float), factor, level_a, level_b, factors)
+    keys["value_a"], keys["value_b"], keys["diff"] = a, b, b - a
+    return keys, unmatched
+
+
+def level_pairs(levels: list) -> list[tuple]:
+    """Pairs (a, b) compared for a factor: every pair up to ALL_PAIRS_MAX_LEVELS levels (or for
+    non-numeric levels), else each numeric level with the next."""
+    numeric = all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in levels)
+    if len(levels) <= ALL_PAIRS_MAX_LEVELS or not numeric:
+        return list(itertools.combinations(levels, 2))
+    return list(zip(levels[:-1], levels[1:]))
+
+
+def paired_comparisons(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: int = 0) -> pd.DataFrame:
+    """Paired comparisons of test_acc between levels of each factor (``level_pairs``), runs matched
+    on seed and every other factor.
+
+    Columns: factor, level_a, level_b, n_pairs, mean_diff (b - a), ci_lo / ci_hi (bootstrap CI of
+    the mean difference, ``bootstrap_mean_ci`` clipped to [-1, 1]), effect_size (Cohen's d_z =
+    mean / sd of the differences; 0 if all are 0, NaN if the sd is 0 otherwise), test and p_value
+    (``paired_test``), p_holm (Holm over every comparison of the study), significant
+    (p_holm < alpha), min_p (2 / 2**n_pairs, the smallest p the design can reach), mde (minimum
+    detectable effect, ``mde``: mean difference a paired t test detects with 80 % power at alpha
+    given the observed sd of the differences and n_pairs) and note.
+    """
+    cfg = resolve_cfg(cfg)
+    factors = _check_columns(summary, factors)
+    values = run_accuracy(summary)[0]
+    rows, diffs = [], []
+    for factor in factors:
+        for a, b in level_pairs(sorted_levels(summary[factor])):
+            _, va, vb, unmatched = _pair_frame(summary, values, factor, a, b, factors)
+            d = vb - va
+            n = len(d)
+            p, test = paired_test(d, cfg, seed)
+            sd = float(d.std(ddof=1)) if n >= 2 else float("nan")
+            min_p = min_two_sided_p(n)
+            notes = []
+            if n == 0:
+                notes.append("no matched pairs")
+            elif min_p > cfg["alpha"]:
+                notes.append(f"cannot reach significance with {n} pairs (min p {min_p:.4g} > alpha {cfg['alpha']:g})")
+            if unmatched:
+                notes.append(f"{unmatched} runs without a partner")
+            rows.append(dict(
+                factor=factor, level_a=a, level_b=b, n_pairs=n,
+                mean_diff=float(d.mean()) if n else float("nan"), effect_size=cohen_dz(d), test=test,
+                p_value=p, min_p=min_p, mde=mde(sd, n, cfg["alpha"]), note="; ".join(notes),
+            ))  # fmt: skip
+            diffs.append(d)
+    if not rows:
+        return pd.DataFrame(columns=PAIRED_COLUMNS)
+    out = pd.DataFrame(rows)
+    out["ci_lo"], out["ci_hi"], _ = bootstrap_mean_ci(
+        diffs, cfg["confidence"], cfg["n_resamples"], seed, bounds=(-1.0, 1.0)
+    )
+    out["p_holm"] = holm(out["p_value"])
+    out["significant"] = (out["p_holm"] < cfg["alpha"]).fillna(False).astype(bool)
+    return out[PAIRED_COLUMNS]
+
+
+def _stratified_level_means(
+    acc: np.ndarray, codes: np.ndarray, n_cells: int, level_of_cell: list[np.ndarray], n_resamples: int, seed: int
+) -> list[np.ndarray]:
+    """Bootstrap of marginal level means resampling runs (seeds) *within each cell*.
+
+    ``level_of_cell[f]`` gives, per cell, the index of factor f's level. A level's mean is the
+    run-weighted mean of its cells' means. Returns per factor a (levels x n_resamples) array.
+    Cells are fixed by the design; only the seeds are random, so each cell is resampled on its own
+    (a stratified bootstrap). Vectorised numpy (no BLAS, which oversubscribes a busy machine):
+    scipy.stats.bootstrap would treat each of up to thousands of cells as a separate sample in a
+    Python loop.
+    """
+    groups: dict[int, list[int]] = defaultdict(list)
+    cells = _split(acc, codes, n_cells)
+    cell_n = np.array([len(v) for v in cells], dtype=float)
+    for c, v in enumerate(cells):
+        groups[len(v)].append(c)
+    mats = {n: (np.asarray(cs), np.stack([cells[c] for c in cs])) for n, cs in groups.items()}
+    rngs = {n: np.random.default_rng([seed, n, 1]) for n in mats}
+    plans = []
+    for lev in level_of_cell:
+        n_levels = int(lev.max()) + 1 if len(lev) else 0
+        order = np.argsort(lev, kind="stable")
+        starts = np.searchsorted(lev[order], np.arange(n_levels))
+        level_n = np.bincount(lev, weights=cell_n, minlength=n_levels)
+        plans.append((order, starts, (cell_n[order] / level_n[lev[order]])[:, None]))
+    out = [np.empty((len(p[1]), n_resamples)) for p in plans]
+    chunk = max(1, _BATCH_ELEMENTS // max(1, len(acc)))
+    for start in range(0, n_resamples, chunk):
+        b = min(chunk, n_resamples - start)
+        M = np.empty((n_cells, b))
+        for n, (cs, X) in sorted(mats.items()):
+            idx = rngs[n].integers(0, n, (b, n))
+            M[cs] = X[:, idx].mean(axis=-1)
+        for f, (order, starts, w) in enumerate(plans):
+            out[f][:, start : start + b] = np.add.reduceat(M[order] * w, starts, axis=0)
+    return out
+
+
+def _main_effects_core(summary, factors, cfg, seed):
+    cfg = resolve_cfg(cfg)
+    factors = _check_columns(summary, factors)
+    acc = run_accuracy(summary)[0]
+    keys, codes = _cells(summary, factors)
+    n_cells = len(keys)
+    grand = acc.mean() if len(acc) else float("nan")
+    ss_total = float(((acc - grand) ** 2).sum())
+    level_of_cell, level_lists = [], []
+    for f in factors:
+        if keys[f].isna().any():
+            raise ValueError(f"factor {f!r} has missing values")
+        levels = sorted_levels(keys[f])
+        cell_level = keys[f].to_numpy()
+        idx = np.full(n_cells, -1)
+        for i, lev in enumerate(levels):
+            idx[cell_level == lev] = i
+        level_of_cell.append(idx)
+        level_lists.append(levels)
+    boots = _stratified_level_means(acc, codes, n_cells, level_of_cell, cfg["n_resamples"], seed) if factors else []
+    a = (1 - cfg["confidence"]) / 2
+    rows, marg = [], []
+    for f, levels, boot in zip(factors, level_lists, boots):
+        col = summary[f].to_numpy()
+        means, ns = [], []
+        for i, lev in enumerate(levels):
+            sel = col == lev
+            ns.append(int(sel.sum()))
+            means.append(float(acc[sel].mean()))
+            qlo, qhi = np.quantile(boot[i], [a, 1 - a])
+            marg.append(dict(factor=f, level=lev, n=ns[-1], mean=means[-1],
+                             boot_lo=float(np.clip(qlo, 0, 1)), boot_hi=float(np.clip(qhi, 0, 1))))  # fmt: skip
+        means_arr, ns_arr = np.asarray(means), np.asarray(ns)
+        ss_between = float((ns_arr * (means_arr - grand) ** 2).sum())
+        spread_boot = boot.max(axis=0) - boot.min(axis=0)
+        slo, shi = np.quantile(spread_boot, [a, 1 - a])
+        rows.append(dict(
+            factor=f, eta_sq=ss_between / ss_total if ss_total > 0 else 0.0,
+            spread=float(means_arr.max() - means_arr.min()), spread_lo=float(max(0.0, slo)), spread_hi=float(shi),
+            n_levels=len(levels), best_level=levels[int(np.argmax(means_arr))],
+            worst_level=levels[int(np.argmin(means_arr))],
+            marginal_means="; ".join(f"{lev}={m:.4f}" for lev, m in zip(levels, means)),
+        ))  # fmt: skip
+    if rows:
+        main = pd.DataFrame(rows)
+        main["_order"] = np.arange(len(main))
+        main = main.sort_values(["eta_sq", "_order"], ascending=[False, True], kind="stable").drop(columns="_order")
+        main["rank"] = np.arange(1, len(main) + 1)
+        main = main[MAIN_EFFECT_COLUMNS].reset_index(drop=True)
+    else:
+        main = pd.DataFrame(columns=MAIN_EFFECT_COLUMNS)
+    marginal = pd.DataFrame(marg, columns=MARGINAL_COLUMNS)
+    return main, marginal
+
+
+def main_effects(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: int = 0) -> pd.DataFrame:
+    """One row per factor, ranked by how much it moves test accuracy (descending eta_sq).
+
+    Columns: rank, factor, eta_sq (sum of squares between the factor's levels / total sum of
+    squares over all runs, seeds included: a one-way ANOVA share; additive over factors in a
+    balanced full factorial; 0 when nothing varies), spread (max - min marginal mean) with
+    spread_lo / spread_hi (percentile CI from a bootstrap of the runs within each cell, see
+    ``_stratified_level_means``; note max - min is biased upward when the true spread is ~0),
+    n_levels, best_level, worst_level and marginal_means ("level=mean; ..."; the long form, with
+    CIs, is ``marginal_means``). Marginal means average runs (= cell means in a balanced design).
+    """
+    return _main_effects_core(summary, factors, cfg, seed)[0]
+
+
+def marginal_means(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: int = 0) -> pd.DataFrame:
+    """Long table: factor, level, n, mean test_acc, boot_lo / boot_hi (same stratified bootstrap
+    as ``main_effects``)."""
+    return _main_effects_core(summary, factors, cfg, seed)[1]
+
+
+def study_tables(summary, factors, cfg=None, seed=0) -> dict[str, pd.DataFrame]:
+    """Every table of a study: cells, paired, stability, main_effects, marginal_means."""
+    main, marginal = _main_effects_core(summary, factors, cfg, seed)
+    return {
+        "cells": cell_table(summary, factors, cfg, seed),
+        "paired": paired_comparisons(summary, factors, cfg, seed),
+        "stability": stability_table(summary, factors, cfg),
+        "main_effects": main,
+        "marginal_means": marginal,
+    }

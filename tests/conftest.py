@@ -1,0 +1,54 @@
+"""Shared test fixtures and the `slow` marker policy.
+
+Slow tests (marked ``@pytest.mark.slow``) run when ``CI`` is set (CI runs them) or with
+``RUN_SLOW=1``; otherwise they are skipped with that reason.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("CI") or os.environ.get("RUN_SLOW"):
+        return
+    skip = pytest.mark.skip(reason="slow: runs in CI, or locally with RUN_SLOW=1")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+def copy_project(dest: Path) -> Path:
+    """A copy of the workflow, config and code (no results) to run Snakemake in."""
+    for name in ("workflow", "config"):
+        shutil.copytree(REPO / name, dest / name)
+    shutil.copy(REPO / "environment.yml", dest / "environment.yml")
+    (dest / "results").mkdir()
+    (dest / "reports").mkdir()
+    return dest
+
+
+def snakemake(workdir: Path, *args, check=True, timeout=900, env=None) -> subprocess.CompletedProcess:
+    """Run the real Snakemake of this venv in ``workdir``."""
+    cmd = [str(BIN / "snakemake"), *args]
+    proc = subprocess.run(
+        cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout, env=env or os.environ.copy()
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}")
+    return proc
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory):
+    """One real Snakemake run of config/smoke.yaml in a temp copy of the project (shared by tests)."""
+    work = copy_project(tmp_path_factory.mktemp("smoke"))
+    proc = snakemake(work, "--cores", "2", "--configfile", "config/smoke.yaml")
+    return work, proc

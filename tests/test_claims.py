@@ -1,0 +1,261 @@
+"""Tests of ablation.claims: every kind reaches each verdict on data built for it; bad claims fail."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ablation import claims as C
+
+CFG = {"confidence": 0.95, "n_resamples": 999, "converged_threshold": 0.95, "alpha": 0.05}
+FACTORS = ["pos_enc", "norm"]
+LEVELS = {"pos_enc": ["none", "sinusoidal"], "norm": ["post", "pre"]}
+SETTINGS = ["arch", "pos_enc", "heads", "depth", "norm", "d_model", "seq_len"]
+
+
+def study(acc_fn, seeds=range(8), n_test=150, levels=LEVELS, noise=0.0, rng_seed=0) -> pd.DataFrame:
+    """Runs of every (pos_enc, norm, seed); test_acc = acc_fn(cell, seed) + N(0, noise), on the test grid."""
+    rng = np.random.default_rng(rng_seed)
+    rows = []
+    for combo in itertools.product(*levels.values()):
+        cell = dict(zip(levels, combo))
+        for s in seeds:
+            acc = float(np.clip(acc_fn(cell, s) + rng.normal(0, noise), 0, 1)) if noise else float(acc_fn(cell, s))
+            total = 2 * n_test
+            correct = round(acc * total)
+            rows.append(dict(run_id=f"r{len(rows)}", seed=s, **cell, heads=4, depth=4, seq_len=8, status="ok",
+                             final_train_acc=min(1.0, correct / total + 0.02), test_correct=correct,
+                             test_total=total, test_acc=correct / total, n_test=n_test))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def grads(summary, slope_fn, noise=0.0, depth=4, rng_seed=0) -> pd.DataFrame:
+    """Initial gradient norms: ln(norm) = slope_fn(run) * layer + N(0, noise)."""
+    rng = np.random.default_rng(rng_seed)
+    rows = []
+    for _, run in summary.iterrows():
+        slope = slope_fn(run)
+        for layer in range(depth):
+            rows.append(dict(run_id=run["run_id"], seed=run["seed"], pos_enc=run["pos_enc"], norm=run["norm"],
+                             layer=layer,
+                             grad_norm=float(np.exp(slope * layer + rng.normal(0, noise) - 2))))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def verdict(claim, summary, init_grads=None, factors=FACTORS):
+    out = C.evaluate_claims([claim], summary, init_grads, factors, CFG)
+    assert list(out.columns) == C.CLAIM_COLUMNS and len(out) == 1
+    row = out.iloc[0]
+    assert row["verdict"] in C.VERDICTS and row["rule"] and row["detail"]
+    return row["verdict"], row
+
+
+def claim(kind, **keys):
+    return {"id": f"c-{kind}", "statement": f"a {kind} claim", "source": "lesson 45", "kind": kind, **keys}
+
+
+# --------------------------------------------------------------------------- one-level kinds
+
+
+def test_at_value_three_verdicts():
+    c = claim("at_value", where={"pos_enc": "none"}, target=0.5, tolerance=0.0034)
+    exact_chance = study(lambda cell, s: 0.5 if cell["pos_enc"] == "none" else 1.0)
+    v, row = verdict(c, exact_chance)
+    assert v == "SUPPORTED" and row["n"] == 16 and (row["ci_lo"], row["ci_hi"]) == (0.5, 0.5)
+    assert "0.5 ± 0.0034" in row["rule"]
+    assert verdict(c, study(lambda cell, s: 0.7 + 0.005 * (s % 3)))[0] == "CONTRADICTED"
+    assert verdict(c, study(lambda cell, s: 0.5, noise=0.02))[0] == "INCONCLUSIVE"
+
+
+def test_at_least_three_verdicts_and_conservative_interval():
+    c = claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.9)
+    v, row = verdict(c, study(lambda cell, s: 0.99, noise=0.003))
+    assert v == "SUPPORTED" and "Wilson" in row["rule"] and "Wilson" in row["detail"]
+    assert verdict(c, study(lambda cell, s: 0.7, noise=0.01))[0] == "CONTRADICTED"
+    assert verdict(c, study(lambda cell, s: 0.9, noise=0.03))[0] == "INCONCLUSIVE"
+    # every seed at 0.92: the seed bootstrap alone would be [0.92, 0.92]; the pooled Wilson
+    # interval (16 runs x 300 items) still sits above 0.9
+    v, row = verdict(dict(c, threshold=0.915), study(lambda cell, s: 0.92))
+    assert row["ci_lo"] < 0.92 < row["ci_hi"] and v == "INCONCLUSIVE"
+
+
+def test_at_least_converged_uses_clopper_pearson():
+    c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "pre"}, metric="converged", threshold=0.8)
+    all_converged = study(lambda cell, s: 1.0, seeds=range(5))
+    v, row = verdict(c, all_converged)  # 5/5: Clopper-Pearson lower bound 0.478
+    assert v == "INCONCLUSIVE" and row["ci_lo"] == pytest.approx(0.4782, abs=1e-3) and row["estimate"] == 1.0
+    assert verdict(dict(c, threshold=0.4), all_converged)[0] == "SUPPORTED"
+    assert verdict(c, study(lambda cell, s: 0.6, seeds=range(20)))[0] == "CONTRADICTED"
+
+
+# --------------------------------------------------------------------------- paired kinds
+
+
+def test_equivalent_three_verdicts():
+    c = claim("equivalent", factor="norm", levels=["post", "pre"], margin=0.02)
+    base = {s: 0.6 + 0.05 * s for s in range(8)}  # big seed effect: only pairing removes it
+    rng = np.random.default_rng(1)
+    jitter = {k: rng.normal(0, 0.004) for k in itertools.product(LEVELS["pos_enc"], range(8))}
+
+    def make(shift, spread=0.0):
+        return study(lambda cell, s: base[s] * 0.5 + (shift + spread * jitter[(cell["pos_enc"], s)] / 0.004
+                                                      if cell["norm"] == "pre" else 0.0))  # fmt: skip
+
+    v, row = verdict(c, make(0.0, 0.002))
+    assert v == "SUPPORTED" and row["n"] == 16 and "matched on seed and pos_enc" in row["detail"]
+    assert verdict(c, make(0.1, 0.002))[0] == "CONTRADICTED"
+    assert verdict(c, make(0.02, 0.01))[0] == "INCONCLUSIVE"
+
+
+def test_equivalent_pairs_within_where_only():
+    # norm matters without positional encoding, not with it
+    df = study(lambda cell, s: 0.5 + 0.01 * s + (0.2 if cell["norm"] == "pre" and cell["pos_enc"] == "none" else 0))
+    c = claim("equivalent", factor="norm", levels=["post", "pre"], margin=0.02)
+    assert verdict(c, df)[0] == "CONTRADICTED"  # mean difference 0.1 over both pos_enc levels
+    v, row = verdict(dict(c, where={"pos_enc": "sinusoidal"}), df)
+    assert v == "SUPPORTED" and row["n"] == 8 and row["estimate"] == 0.0
+    # rows in another order, same result
+    shuffled = df.sample(frac=1.0, random_state=0)
+    assert verdict(dict(c, where={"pos_enc": "sinusoidal"}), shuffled)[1].equals(row)
+
+
+def test_not_worse_three_verdicts():
+    c = claim("not_worse", factor="norm", levels=["post", "pre"], margin=0.02)
+    rng = np.random.default_rng(2)
+    noise = {k: rng.normal(0, 1) for k in itertools.product(LEVELS["pos_enc"], LEVELS["norm"], range(8))}
+
+    def make(shift, sd):
+        return study(lambda cell, s: 0.8 + 0.01 * s + (shift if cell["norm"] == "pre" else 0.0)
+                     + sd * noise[(cell["pos_enc"], cell["norm"], s)])  # fmt: skip
+
+    assert verdict(c, make(0.0, 0.002))[0] == "SUPPORTED"
+    assert verdict(c, make(-0.1, 0.002))[0] == "CONTRADICTED"
+    assert verdict(c, make(-0.02, 0.01))[0] == "INCONCLUSIVE"
+
+
+def test_better_three_verdicts_and_design_limit():
+    c = claim("better", factor="norm", levels=["post", "pre"])
+    rng = np.random.default_rng(3)
+    noise = {k: rng.normal(0, 1) for k in itertools.product(LEVELS["pos_enc"], LEVELS["norm"], range(10))}
+
+    def make(shift, sd=0.005):
+        return study(lambda cell, s: 0.7 + (shift if cell["norm"] == "pre" else 0.0)
+                     + sd * noise[(cell["pos_enc"], cell["norm"], s)], seeds=range(10))  # fmt: skip
+
+    v, row = verdict(c, make(0.05))
+    assert v == "SUPPORTED" and row["n"] == 20 and "Holm-adjusted p" in row["detail"]
+    assert verdict(c, make(-0.05))[0] == "CONTRADICTED"
+    assert verdict(c, make(0.0, 0.02))[0] == "INCONCLUSIVE"
+    # 5 pairs: even a perfectly consistent gain cannot reach p < 0.05
+    five = study(lambda cell, s: 0.7 + (0.05 + 0.001 * s if cell["norm"] == "pre" else 0.0), seeds=range(5))
+    v, row = verdict(dict(c, where={"pos_enc": "none"}), five)
+    assert v == "INCONCLUSIVE" and "cannot reach significance with 5 pairs" in row["detail"]
+
+
+def test_better_claims_are_holm_adjusted_together():
+    # 6 pairs, all gains positive and distinct: exact Wilcoxon p = 2 / 2**6 = 0.03125
+    df = study(lambda cell, s: 0.7 + (0.02 + 0.01 * s if cell["norm"] == "pre" else 0.0), seeds=range(6))
+    one = dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"})
+    alone = C.evaluate_claims([one], df, None, FACTORS, CFG).iloc[0]
+    others = [dict(one, id=f"copy{i}") for i in range(4)]  # same p: Holm multiplies the smallest by 5
+    together = C.evaluate_claims([one, *others], df, None, FACTORS, CFG).set_index("id")
+    p_alone = float(alone["detail"].split("Holm-adjusted p = ")[1].split(" ")[0])
+    p_together = float(together.loc["c-better", "detail"].split("Holm-adjusted p = ")[1].split(" ")[0])
+    assert p_alone < 0.05 and p_together == pytest.approx(min(1.0, 5 * p_alone), rel=1e-3)
+    assert alone["verdict"] == "SUPPORTED" and together.loc["c-better", "verdict"] == "INCONCLUSIVE"
+
+
+# --------------------------------------------------------------------------- gradient trend
+
+
+def test_grad_trend_three_verdicts():
+    df = study(lambda cell, s: 0.9)
+    c = claim("grad_trend", factor="norm", growing="post", flat="pre", flat_margin=0.1)
+
+    def g(post_slope, pre_slope, noise=0.01):
+        return grads(df, lambda run: post_slope if run["norm"] == "post" else pre_slope, noise=noise)
+
+    v, row = verdict(c, df, g(0.5, 0.0))
+    assert v == "SUPPORTED" and row["estimate"] == pytest.approx(0.5, abs=0.02) and row["n"] == 16
+    assert verdict(c, df, g(-0.5, 0.0))[0] == "CONTRADICTED"
+    assert verdict(c, df, g(0.5, 0.4))[0] == "CONTRADICTED"  # the "flat" level is not flat
+    assert verdict(c, df, g(0.0, 0.0, noise=0.3))[0] == "INCONCLUSIVE"
+    # depth 1: no slope can be fitted
+    v, row = verdict(c, df, grads(df, lambda run: 0.5, depth=1))
+    assert v == "INCONCLUSIVE" and row["n"] == 0
+
+
+# --------------------------------------------------------------------------- where, casting, errors
+
+
+def test_where_casts_to_the_column_type():
+    df = study(lambda cell, s: 0.5 if cell["pos_enc"] == "none" else 1.0)
+    c = claim("at_value", where={"pos_enc": "none", "heads": "4", "seq_len": 8.0}, target=0.5, tolerance=0.001)
+    assert verdict(c, df)[0] == "SUPPORTED"
+    c = claim("at_value", where={"norm": ["post", "pre"], "pos_enc": "none"}, target=0.5, tolerance=0.001)
+    assert verdict(c, df)[1]["n"] == 16
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"kind": "about"}, "unknown kind"),
+        ({"kind": "at_value", "target": 0.5}, "needs key"),
+        ({"kind": "at_value", "target": 0.5, "tolerance": "small"}, "finite number"),
+        ({"kind": "at_value", "target": 0.5, "tolerance": -1}, ">= 0"),
+        ({"kind": "at_least", "threshold": 0.5, "tresh": 1}, "unknown key"),
+        ({"kind": "at_least", "threshold": 0.5, "metric": "loss"}, "unknown metric"),
+        ({"kind": "at_least", "threshold": 0.5, "where": {"colour": "red"}}, "does not exist"),
+        ({"kind": "at_least", "threshold": 0.5, "where": ["pos_enc"]}, "mapping"),
+        ({"kind": "better", "factor": "heads", "levels": [1, 4]}, "not a factor"),
+        ({"kind": "better", "factor": "norm", "levels": ["post"]}, "two levels"),
+        ({"kind": "better", "factor": "norm", "levels": ["post", "post"]}, "same level"),
+        ({"kind": "better", "factor": "norm", "levels": ["post", "pre"], "where": {"norm": "pre"}}, "fixes"),
+        ({"kind": "grad_trend", "factor": "norm", "growing": "post", "flat": "pre"}, "flat_margin"),
+        ({"kind": "grad_trend", "factor": "norm", "growing": "post", "flat": "pre", "flat_margin": 0.1,
+          "metric": "test_acc"}, "unknown key"),
+    ],
+)  # fmt: skip
+def test_malformed_claims_raise_naming_the_claim(bad, message):
+    c = {"id": "bad-one", "statement": "s", **bad}
+    with pytest.raises(ValueError, match=rf"claim 'bad-one': .*{message}"):
+        C.check_claim(c, FACTORS, SETTINGS)
+    with pytest.raises(ValueError, match="claim 'bad-one'"):
+        C.evaluate_claims([c], study(lambda cell, s: 0.9), None, FACTORS, CFG)
+
+
+def test_check_claim_with_known_levels_and_missing_id():
+    c = claim("better", factor="norm", levels=["post", "sandwich"])
+    C.check_claim(c, FACTORS, SETTINGS)  # levels unknown: passes
+    with pytest.raises(ValueError, match="claim 'c-better': level 'sandwich' is not a level"):
+        C.check_claim(c, LEVELS, SETTINGS)
+    with pytest.raises(ValueError, match="missing or empty 'id'"):
+        C.check_claim({"statement": "s", "kind": "at_least", "threshold": 0.5}, FACTORS, SETTINGS)
+    ok = C.check_claim(claim("at_least", threshold=0.9), LEVELS, SETTINGS)
+    assert ok["metric"] == "test_acc" and ok["where"] == {}
+
+
+def test_data_dependent_errors_name_the_claim():
+    df = study(lambda cell, s: 0.9)
+    with pytest.raises(ValueError, match="claim 'c-at_least': 'where' pos_enc='learned' selects no runs"):
+        C.evaluate_claims([claim("at_least", threshold=0.5, where={"pos_enc": "learned"})], df, None, FACTORS, CFG)
+    with pytest.raises(ValueError, match="claim 'c-at_least': 'where' names column 'warmup'"):
+        C.evaluate_claims([claim("at_least", threshold=0.5, where={"warmup": 0})], df, None, FACTORS, CFG)
+    with pytest.raises(ValueError, match="claim 'c-at_least': .*not a number"):
+        C.evaluate_claims([claim("at_least", threshold=0.5, where={"heads": "four"})], df, None, FACTORS, CFG)
+    with pytest.raises(ValueError, match="claim 'c-better': level norm='sandwich' selects no runs"):
+        C.evaluate_claims([claim("better", factor="norm", levels=["post", "sandwich"])], df, None, FACTORS, CFG)
+    with pytest.raises(ValueError, match="claim 'c-grad_trend': .*initial-gradient table"):
+        C.evaluate_claims([claim("grad_trend", factor="norm", growing="post", flat="pre", flat_margin=0.1)],
+                          df, None, FACTORS, CFG)  # fmt: skip
+    dup = claim("at_least", threshold=0.5)
+    with pytest.raises(ValueError, match="claim 'c-at_least': duplicate"):
+        C.evaluate_claims([dup, dup], df, None, FACTORS, CFG)
+
+
+def test_no_claims_gives_empty_table():
+    out = C.evaluate_claims([], study(lambda cell, s: 0.9), None, FACTORS, CFG)
+    assert list(out.columns) == C.CLAIM_COLUMNS and out.empty

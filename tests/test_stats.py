@@ -1,0 +1,291 @@
+"""Tests of ablation.stats on synthetic study summaries (real computations, no mocks)."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from ablation import stats as S
+
+CFG = {"confidence": 0.95, "n_resamples": 999, "converged_threshold": 0.95, "alpha": 0.05}
+
+
+def make_summary(levels: dict, seeds, acc_fn, n_test=150, diverged=None) -> pd.DataFrame:
+    """One row per (cell, seed); test_acc = acc_fn(cell dict, seed) rounded to the test grid.
+
+    ``diverged``: set of (cell tuple, seed) marked diverged with NaN accuracies."""
+    diverged = diverged or set()
+    rows = []
+    names = list(levels)
+    for combo in itertools.product(*levels.values()):
+        cell = dict(zip(names, combo))
+        for s in seeds:
+            total = 2 * n_test
+            div = (combo, s) in diverged
+            acc = float(np.clip(acc_fn(cell, s), 0, 1))
+            correct = round(acc * total)
+            rows.append(dict(
+                study="t", run_id=f"r{len(rows):05d}", seed=s, **cell, status="diverged" if div else "ok",
+                epochs_run=300, final_train_acc=np.nan if div else min(1.0, acc + 0.03),
+                test_correct=np.nan if div else correct, test_total=total,
+                test_acc=np.nan if div else correct / total, n_test=n_test,
+            ))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def big_summary(n_cells_levels=(10, 10, 5, 4), n_seeds=5, seed=0) -> pd.DataFrame:
+    """A vectorised synthetic study of prod(levels) * n_seeds runs (10,000 by default)."""
+    rng = np.random.default_rng(seed)
+    names = ["a", "b", "c", "d"]
+    grid = np.array(list(itertools.product(*[range(k) for k in n_cells_levels])))
+    cells = np.repeat(grid, n_seeds, axis=0)
+    seeds = np.tile(np.arange(n_seeds), len(grid))
+    p = np.clip(0.6 + 0.03 * cells[:, 0] + rng.normal(0, 0.03, len(cells)), 0, 1)
+    correct = rng.binomial(300, p)
+    frame = pd.DataFrame(cells, columns=names)
+    frame.insert(0, "seed", seeds)
+    frame["run_id"] = [f"r{i}" for i in range(len(frame))]
+    frame["status"] = np.where(rng.random(len(frame)) < 0.01, "diverged", "ok")
+    frame["final_train_acc"] = np.clip(p + 0.05, 0, 1)
+    frame["test_correct"] = correct.astype(float)
+    frame["test_total"] = 300
+    frame["test_acc"] = correct / 300
+    frame.loc[frame["status"] == "diverged", ["test_acc", "test_correct", "final_train_acc"]] = np.nan
+    frame["n_test"] = 150
+    return frame
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def test_wilson_matches_hand_computed_value():
+    lo, hi = S.wilson_ci(8, 10, 0.95)
+    # (2np + z^2 ± z sqrt(4np(1-p) + z^2)) / (2(n + z^2)), z = 1.959964, by hand: 0.4902, 0.9433
+    assert lo == pytest.approx(0.490165, abs=1e-5)
+    assert hi == pytest.approx(0.943321, abs=1e-5)
+
+
+@pytest.mark.parametrize("n", [1, 5, 10, 300, 3000])
+def test_binomial_intervals_equal_scipy_binomtest(n):
+    for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+        if k < 0:
+            continue
+        ref = sps.binomtest(k, n).proportion_ci(0.95, method="wilson")
+        lo, hi = S.wilson_ci(k, n, 0.95)
+        assert (lo, hi) == pytest.approx((ref.low, ref.high), abs=1e-10)
+        ref = sps.binomtest(k, n).proportion_ci(0.9, method="exact")
+        lo, hi = S.clopper_pearson_ci(k, n, 0.9)
+        assert (lo, hi) == pytest.approx((ref.low, ref.high), abs=1e-8)
+
+
+def test_holm_matches_hand_computed_example():
+    # sorted 0.005, 0.01, 0.03, 0.04 -> *4, *3, *2, *1 = 0.02, 0.03, 0.06, 0.04 -> running max
+    adjusted = S.holm([0.01, 0.04, 0.03, 0.005])
+    assert adjusted == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    with_nan = S.holm([np.nan, 0.02, 0.5])  # NaN does not count: m = 2
+    assert np.isnan(with_nan[0]) and with_nan[1:] == pytest.approx([0.04, 0.5])
+    assert S.holm([0.6, 0.7]) == pytest.approx([1.0, 1.0])  # capped at 1
+
+
+def test_min_p_and_mde():
+    assert S.min_two_sided_p(5) == 0.0625
+    assert S.min_two_sided_p(1) == 1.0
+    assert S.min_two_sided_p(2000) == 0.0
+    # the bound is attained: 5 positive, distinct differences
+    assert sps.wilcoxon([0.01, 0.02, 0.03, 0.04, 0.05], method="exact").pvalue == pytest.approx(0.0625)
+    # (t_.975,4 + t_.8,4) * sd / sqrt(n) = (2.776445 + 0.940965) * 0.1 / sqrt(5)
+    assert S.mde(0.1, 5, 0.05) == pytest.approx(0.166248, abs=1e-5)
+    assert np.isnan(S.mde(0.1, 1, 0.05))
+
+
+@pytest.mark.parametrize("n, lowest", [(10, 0.86), (40, 0.92)])
+def test_bootstrap_ci_covers_true_mean(n, lowest):
+    rng = np.random.default_rng(1)
+    true_mean = 16 / 20  # Beta(16, 4)
+    samples = [rng.beta(16, 4, size=n) for _ in range(600)]
+    lo, hi, method = S.bootstrap_mean_ci(samples, 0.95, 999, seed=0)
+    coverage = np.mean((lo <= true_mean) & (true_mean <= hi))
+    assert set(method) == {"BCa"}
+    # bootstrap intervals under-cover at small n (measured: ~0.85 at n = 5, ~0.89 at n = 10, ~0.94 at 40)
+    assert lowest <= coverage <= 0.99, coverage
+    # and it is an interval of the *mean*: its width is about 2 * 1.96 * sd / sqrt(n)
+    sem = np.std(samples[0], ddof=1) / np.sqrt(n)
+    assert 2.5 * sem < hi[0] - lo[0] < 5.5 * sem
+
+
+def test_bootstrap_degenerate_and_tiny_samples_never_nan():
+    lo, hi, method = S.bootstrap_mean_ci([[1.0] * 5, [0.7], [0.6, 0.8], [1, 1, 1, 1, 0.9967], []], 0.95, 999)
+    assert (lo[0], hi[0], method[0]) == (1.0, 1.0, "constant")
+    assert (lo[1], hi[1], method[1]) == (0.7, 0.7, "single")
+    assert method[2] == "percentile" and 0.6 <= lo[2] <= hi[2] <= 0.8
+    assert np.isfinite([lo[3], hi[3]]).all() and 0.99 <= lo[3] <= hi[3] <= 1.0
+    assert method[4] == "empty" and np.isnan(lo[4])
+
+
+# --------------------------------------------------------------------------- cell table
+
+
+def test_cell_table_degenerate_cell_and_diverged_run():
+    levels = {"pos_enc": ["none", "sinusoidal"], "heads": [1, 4]}
+
+    def acc(cell, s):
+        return 1.0 if cell["pos_enc"] == "sinusoidal" else 0.5 + 0.01 * s
+
+    df = make_summary(levels, range(5), acc, diverged={(("none", 4), 2)})
+    cells = S.cell_table(df, ["pos_enc", "heads"], CFG)
+    assert list(cells.columns[:2]) == ["pos_enc", "heads"] and len(cells) == 4
+    perfect = cells[cells["pos_enc"] == "sinusoidal"]
+    assert (perfect[["boot_lo", "boot_hi", "mean", "binom_hi"]] == 1.0).all().all()
+    assert (perfect["boot_method"] == "constant").all()
+    assert perfect["binom_lo"].between(0.99, 1.0).all()
+    row = cells[(cells["pos_enc"] == "none") & (cells["heads"] == 4)].iloc[0]
+    assert (row["n"], row["n_ok"], row["n_diverged"], row["n_imputed"]) == (5, 4, 1, 1)
+    # the diverged run counts as chance (0.5), not as missing
+    assert row["mean"] == pytest.approx(np.mean([0.5, 0.51, 0.5, 0.53, 0.54]), abs=1e-3)
+    assert row["pooled_total"] == 1500 and row["pooled_correct"] == 150 + 153 + 150 + 159 + 162
+    assert row["converged_frac"] == 0.0
+
+
+def test_every_interval_stays_in_unit_interval_and_is_finite():
+    rng = np.random.default_rng(3)
+    levels = {"f": ["a", "b", "c"], "g": [1, 2]}
+    df = make_summary(levels, range(4), lambda c, s: rng.choice([0.0, 1.0, rng.uniform()]),
+                      diverged={(("a", 1), 0), (("c", 2), 3)})  # fmt: skip
+    single = df.iloc[[0]].assign(f="z")  # a one-run cell
+    df = pd.concat([df, single], ignore_index=True)
+    cells = S.cell_table(df, ["f", "g"], CFG)
+    for lo, hi in [("boot_lo", "boot_hi"), ("binom_lo", "binom_hi")]:
+        assert cells[[lo, hi]].notna().all().all()
+        assert (cells[lo] >= 0).all() and (cells[hi] <= 1).all() and (cells[lo] <= cells[hi]).all()
+    stab = S.stability_table(df, ["f", "g"], CFG)
+    for c in ["conv_lo", "conv_hi", "div_lo", "div_hi"]:
+        assert stab[c].between(0, 1).all()
+    marg = S.marginal_means(df, ["f", "g"], CFG)
+    assert marg[["boot_lo", "boot_hi"]].stack().between(0, 1).all()
+
+
+def test_no_factors_gives_one_row_and_results_are_deterministic():
+    df = make_summary({"x": [1]}, range(6), lambda c, s: 0.8 + 0.02 * s)
+    a = S.cell_table(df, [], CFG, seed=0)
+    assert len(a) == 1 and a["n"].iloc[0] == 6
+    pd.testing.assert_frame_equal(a, S.cell_table(df, [], CFG, seed=0))
+    assert not a[["boot_lo", "boot_hi"]].equals(S.cell_table(df, [], CFG, seed=1)[["boot_lo", "boot_hi"]])
+
+
+# --------------------------------------------------------------------------- paired comparisons
+
+
+def _paired_study():
+    rng = np.random.default_rng(7)
+    levels = {"norm": ["post", "pre"], "heads": [1, 2, 4], "pos_enc": ["none", "sinusoidal"]}
+    seed_effect = {s: 0.08 * s for s in range(5)}  # large: mis-paired runs would not cancel it
+    noise = {(n, h, p, s): rng.normal(0, 0.002) for n in levels["norm"] for h in levels["heads"]
+             for p in levels["pos_enc"] for s in range(5)}  # fmt: skip
+
+    def acc(c, s):
+        return (0.55 + seed_effect[s] + (0.04 if c["norm"] == "pre" else 0.0) + 0.01 * c["heads"]
+                + noise[(c["norm"], c["heads"], c["pos_enc"], s)])  # fmt: skip
+
+    return make_summary(levels, range(5), acc, n_test=5000)
+
+
+def test_pairing_matches_on_seed_and_other_factors():
+    df = _paired_study()
+    factors = ["norm", "heads", "pos_enc"]
+    out = S.paired_comparisons(df, factors, CFG)
+    assert list(out.columns) == S.PAIRED_COLUMNS
+    norm = out[out["factor"] == "norm"].iloc[0]
+    assert (norm["level_a"], norm["level_b"], norm["n_pairs"]) == ("post", "pre", 30)
+    assert norm["mean_diff"] == pytest.approx(0.04, abs=0.002)
+    # matched differences only carry the small noise, not the 0.08-per-seed effect
+    assert norm["ci_hi"] - norm["ci_lo"] < 0.005
+    assert norm["effect_size"] > 5 and norm["significant"]
+    heads = out[out["factor"] == "heads"]
+    assert [(a, b) for a, b in zip(heads["level_a"], heads["level_b"])] == [(1, 2), (1, 4), (2, 4)]
+    assert heads["mean_diff"].to_numpy() == pytest.approx([0.01, 0.03, 0.02], abs=0.002)
+    # same answer whatever the row order
+    shuffled = df.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    pd.testing.assert_frame_equal(out, S.paired_comparisons(shuffled, factors, CFG))
+    # the same pairs through the public helper
+    pairs, unmatched = S.pair_runs(shuffled, "norm", "post", "pre", factors)
+    assert unmatched == 0 and len(pairs) == 30
+    assert set(pairs.columns) == {"seed", "heads", "pos_enc", "value_a", "value_b", "diff"}
+    assert (pairs["diff"].abs() < 0.05).all()
+
+
+def test_pairing_notes_unmatched_runs_and_design_limit():
+    df = make_summary({"norm": ["post", "pre"]}, range(5), lambda c, s: 0.7 + 0.05 * (c["norm"] == "pre") + 0.01 * s)
+    df = df[~((df["norm"] == "pre") & (df["seed"] == 4))]  # seed 4 has no partner
+    out = S.paired_comparisons(df, ["norm"], CFG).iloc[0]
+    assert out["n_pairs"] == 4 and out["min_p"] == 0.125
+    assert "cannot reach significance with 4 pairs" in out["note"] and "1 runs without a partner" in out["note"]
+    assert not out["significant"]
+    five = S.paired_comparisons(make_summary({"norm": ["post", "pre"]}, range(5),
+                                             lambda c, s: 0.7 + (0.01 * s + 0.01) * (c["norm"] == "pre")),
+                                ["norm"], CFG).iloc[0]  # fmt: skip
+    assert five["test"] == "wilcoxon exact" and five["min_p"] == 0.0625 and five["p_value"] == pytest.approx(0.0625)
+
+
+def test_paired_test_choice_and_numpy_sign_flip_agrees_with_scipy():
+    assert S.paired_test([0.1, 0.2, -0.05, 0.3, 0.15], CFG)[1] == "wilcoxon exact"
+    p, test = S.paired_test([0.1, 0.1, 0.0, 0.2, 0.1], CFG)  # ties and a zero
+    assert test == "sign-flip exact" and 0 < p <= 1
+    rng = np.random.default_rng(0)
+    d = rng.normal(0.01, 0.1, 400)
+    ref = sps.permutation_test((d,), lambda x, axis: x.mean(axis=axis), permutation_type="samples",
+                               vectorized=True, n_resamples=9999, rng=1).pvalue  # fmt: skip
+    mine = S._sign_flip_p(d, 9999, np.random.default_rng(2))
+    assert mine == pytest.approx(ref, abs=0.03)
+    assert S.paired_test(np.full(1200, 0.01) + rng.normal(0, 0.001, 1200), CFG)[1] == "sign-flip permutation (numpy)"
+
+
+# --------------------------------------------------------------------------- stability, main effects
+
+
+def test_stability_counts_and_clopper_pearson():
+    levels = {"norm": ["post", "pre"]}
+    df = make_summary(levels, range(10), lambda c, s: 0.99 if (c["norm"] == "pre" or s < 4) else 0.6,
+                      diverged={(("post",), 9)})  # fmt: skip
+    st = S.stability_table(df, ["norm"], CFG).set_index("norm")
+    assert list(st.columns) == S.STABILITY_COLUMNS
+    assert (st.loc["pre", "converged"], st.loc["post", "converged"], st.loc["post", "diverged"]) == (10, 4, 1)
+    ref = sps.binomtest(4, 10).proportion_ci(0.95, method="exact")
+    assert (st.loc["post", "conv_lo"], st.loc["post", "conv_hi"]) == pytest.approx((ref.low, ref.high), abs=1e-8)
+    assert st.loc["pre", "conv_hi"] == 1.0 and st.loc["pre", "div_lo"] == 0.0
+
+
+def test_main_effects_rank_the_big_factor_first():
+    rng = np.random.default_rng(5)
+    levels = {"small": [0, 1], "none": ["x", "y", "z"], "big": ["off", "on"]}
+    df = make_summary(levels, range(5),
+                      lambda c, s: 0.6 + 0.3 * (c["big"] == "on") + 0.02 * c["small"]
+                      + rng.normal(0, 0.01))  # fmt: skip
+    me = S.main_effects(df, list(levels), CFG)
+    assert list(me.columns) == S.MAIN_EFFECT_COLUMNS
+    assert list(me["factor"]) == ["big", "small", "none"] and list(me["rank"]) == [1, 2, 3]
+    big = me.iloc[0]
+    assert big["eta_sq"] > 0.9 and big["best_level"] == "on"
+    assert big["spread_lo"] <= 0.3 <= big["spread_hi"] and big["spread"] == pytest.approx(0.3, abs=0.01)
+    assert me["eta_sq"].sum() <= 1.0
+    marg = S.marginal_means(df, list(levels), CFG)
+    assert len(marg) == 7 and set(marg["factor"]) == set(levels)
+
+
+def test_ten_thousand_runs_fast_enough():
+    df = big_summary()
+    assert len(df) == 10_000
+    factors = ["a", "b", "c", "d"]
+    cfg = dict(CFG, n_resamples=9999)
+    start = time.perf_counter()
+    cells = S.cell_table(df, factors, cfg)
+    stab = S.stability_table(df, factors, cfg)
+    me = S.main_effects(df, factors, cfg)
+    elapsed = time.perf_counter() - start
+    assert len(cells) == 2000 and len(stab) == 2000 and me["factor"].iloc[0] == "a"
+    assert cells[["boot_lo", "boot_hi"]].notna().all().all()
+    assert elapsed < 20, f"{elapsed:.1f} s"

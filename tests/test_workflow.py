@@ -1,0 +1,169 @@
+"""Integration tests: the real Snakemake DAG on config/smoke.yaml in a temporary copy of the project."""
+
+import csv
+import itertools
+import re
+import zipfile
+
+import pandas as pd
+import pytest
+
+from ablation import config as C
+from conftest import REPO, copy_project, snakemake
+
+SMOKE = C.load(REPO / "config" / "smoke.yaml")
+RUN_FILES = ("metrics.csv", "curve.csv", "init_grads.csv", "settings.json", "provenance.json")
+STUDY_FILES = (
+    "summary.csv",
+    "curves.csv",
+    "init_grads.csv",
+    "tables/cells.csv",
+    "tables/cells.md",
+    "tables/cells.html",
+    "tables/comparisons.csv",
+    "tables/stability.csv",
+    "tables/main_effects.csv",
+    "tables/claims.csv",
+    "figures/accuracy_by_factor.png",
+    "figures/interactions.png",
+    "figures/learning_curves.png",
+    "figures/grad_norms_init.png",
+)
+
+
+def job_counts(dry_run_output: str) -> dict[str, int]:
+    """The 'Job stats' table of a Snakemake dry run, as {rule: count}."""
+    counts = {}
+    table = dry_run_output.split("Job stats:", 1)[1]
+    for line in table.splitlines()[3:]:
+        m = re.match(r"^(\w+)\s+(\d+)$", line.strip())
+        if not m:
+            break
+        counts[m.group(1)] = int(m.group(2))
+    return counts
+
+
+def test_dry_run_fans_out_one_training_job_per_combination_and_seed(tmp_path):
+    work = copy_project(tmp_path)
+    out = snakemake(work, "-n", "--configfile", "config/smoke.yaml").stdout
+    counts = job_counts(out)
+    expected = sum(
+        len(s.seeds) * len(list(itertools.product(*s.factors.values()))) for s in SMOKE.studies.values()
+    )
+    assert counts["train"] == expected == 44
+    assert counts["summarize"] == counts["analyze"] == counts["figures"] == len(SMOKE.studies)
+    assert counts["report"] == 1
+
+
+def test_default_config_fans_out_the_full_factorial(tmp_path):
+    work = copy_project(tmp_path)
+    counts = job_counts(snakemake(work, "-n").stdout)
+    default = C.load(REPO / "config" / "config.yaml")
+    assert default.studies["factorial"].n_runs() == 240
+    assert counts["train"] == sum(s.n_runs() for s in default.studies.values())
+
+
+def test_smoke_run_produces_every_file(smoke_run):
+    work, _ = smoke_run
+    missing = []
+    for name, study in SMOKE.studies.items():
+        for run in study.runs():
+            for f in RUN_FILES:
+                if not (work / "results" / name / "runs" / run.run_id / f).is_file():
+                    missing.append(f"{name}/{run.run_id}/{f}")
+        for f in STUDY_FILES:
+            path = work / "results" / name / f
+            if not path.is_file() or path.stat().st_size == 0:
+                missing.append(f"{name}/{f}")
+        assert (work / "results" / name / "benchmarks" / "summarize.tsv").is_file()
+    for f in ("results/checks.csv", "results/figures/positional_encoding.png", "reports/ablation_report.html"):
+        if not (work / f).is_file():
+            missing.append(f)
+    assert not missing, missing
+
+
+def test_summary_has_one_row_per_combination(smoke_run):
+    work, _ = smoke_run
+    for name, study in SMOKE.studies.items():
+        summary = pd.read_csv(work / "results" / name / "summary.csv", dtype={"run_id": str})
+        assert len(summary) == study.n_runs()
+        keys = summary[[*study.factor_names, "seed"]].astype(str).agg("/".join, axis=1)
+        assert keys.is_unique
+        expected = {
+            "/".join([*(str(v) for v in combo.values()), str(seed)])
+            for combo in study.combinations()
+            for seed in study.seeds
+        }
+        assert set(keys) == expected
+        assert set(summary["status"]) <= {"ok", "diverged"}
+
+
+def test_no_positional_encoding_is_exactly_at_chance(smoke_run):
+    work, _ = smoke_run
+    for name in ("lesson", "factorial"):
+        summary = pd.read_csv(work / "results" / name / "summary.csv")
+        blind = summary[(summary["pos_enc"] == "none") & (summary["status"] == "ok")]
+        assert len(blind) > 0
+        pair = 2 / blind["test_total"]
+        assert ((blind["test_acc"] - 0.5).abs() <= pair + 1e-12).all(), blind[["run_id", "test_acc"]]
+
+
+def test_second_run_has_nothing_to_do(smoke_run):
+    work, _ = smoke_run
+    out = snakemake(work, "-n", "--configfile", "config/smoke.yaml")
+    assert "Nothing to be done" in out.stdout + out.stderr
+
+
+def test_report_is_self_contained(smoke_run):
+    work, _ = smoke_run
+    html = (work / "reports" / "ablation_report.html").read_text()
+    assert 'id="claims-table"' in html
+    assert "src=\"data:image/png;base64," in html
+    assert not re.search(r'src="(?!data:)', html), "every image is embedded"
+    for name in SMOKE.studies:
+        assert f'id="study-{name}"' in html
+
+
+def test_snakemake_report_zip(smoke_run):
+    work, _ = smoke_run
+    snakemake(work, "--configfile", "config/smoke.yaml", "--report", "reports/snakemake-report.zip")
+    with zipfile.ZipFile(work / "reports" / "snakemake-report.zip") as zf:
+        names = zf.namelist()
+    assert any(n.endswith("accuracy_by_factor.png") for n in names)
+    assert any(n.endswith("claims.csv") for n in names)
+
+
+def test_every_job_has_a_log_and_a_benchmark(smoke_run):
+    work, _ = smoke_run
+    study = SMOKE.studies["lesson"]
+    for run in study.runs():
+        assert (work / "results/lesson/logs/train" / f"{run.run_id}.log").is_file()
+        bench = work / "results/lesson/benchmarks/train" / f"{run.run_id}.tsv"
+        with open(bench) as fh:
+            assert "max_rss" in next(csv.reader(fh, delimiter="\t"))
+
+
+def test_lint_and_format_are_clean(tmp_path):
+    work = copy_project(tmp_path)
+    lint = snakemake(work, "--lint", check=False)
+    assert "Congratulations, your workflow is in a good condition" in lint.stdout + lint.stderr, lint.stdout
+    import subprocess
+
+    from conftest import BIN
+
+    fmt = subprocess.run([str(BIN / "snakefmt"), "--check", "workflow"], cwd=work, capture_output=True, text=True)
+    assert fmt.returncode == 0, fmt.stderr
+
+
+@pytest.mark.parametrize("bad", ["haeds"])
+def test_bad_config_fails_before_any_job(tmp_path, bad):
+    import yaml
+
+    work = copy_project(tmp_path)
+    cfg = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
+    cfg["studies"]["factorial"]["factors"][bad] = cfg["studies"]["factorial"]["factors"].pop("heads")
+    (work / "config" / "bad.yaml").write_text(yaml.safe_dump(cfg))
+    proc = snakemake(work, "--cores", "1", "--configfile", "config/bad.yaml", check=False)
+    assert proc.returncode != 0
+    assert "study 'factorial': factors.haeds: unknown setting (did you mean 'heads'?)" in proc.stderr
+    assert not any((work / "results").iterdir())
