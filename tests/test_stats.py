@@ -289,3 +289,22 @@ def test_ten_thousand_runs_fast_enough():
     assert len(cells) == 2000 and len(stab) == 2000 and me["factor"].iloc[0] == "a"
     assert cells[["boot_lo", "boot_hi"]].notna().all().all()
     assert elapsed < 20, f"{elapsed:.1f} s"
+
+
+def test_t_interval_matches_scipy_and_honest_ci_contains_both():
+    import numpy as np
+    from scipy import stats as sps
+
+    from ablation import stats as S
+
+    x = np.array([0.91, 0.95, 0.97, 0.99, 1.0])
+    lo, hi = S.t_mean_ci([x], 0.95)
+    ref = sps.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
+    assert abs(lo[0] - ref[0]) < 1e-12 and abs(hi[0] - min(ref[1], 1.0)) < 1e-12
+    blo, bhi, _ = S.bootstrap_mean_ci([x], 0.95, 999, 0)
+    hlo, hhi, method = S.honest_mean_ci([x], 0.95, 999, 0)
+    assert hlo[0] == min(lo[0], blo[0]) and hhi[0] == max(hi[0], bhi[0])
+    assert "t" in method[0]
+    # constant data: a zero-width interval, never NaN
+    clo, chi = S.t_mean_ci([np.full(5, 0.5)], 0.95)
+    assert clo[0] == chi[0] == 0.5

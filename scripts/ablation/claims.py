@@ -27,10 +27,11 @@ casting to the column's type (numbers as floats, anything else as text). ``metri
 or ``final_train_acc``. Diverged runs count as chance-level runs (see ``ablation.stats``).
 
 Intervals: the ``confidence`` of the config's ``stats``. Means of test_acc / final_train_acc use
-the seed bootstrap (``stats.bootstrap_mean_ci``); the mean of ``converged`` is a proportion and uses
+the union of the seed bootstrap and the t-interval (``stats.honest_mean_ci``: the bootstrap alone
+under-covers with 5-10 seeds); the mean of ``converged`` is a proportion and uses
 Clopper-Pearson (a bootstrap of 5/5 successes would claim certainty). ``at_least`` on test_acc
 uses the union of the seed-bootstrap and the pooled-test-count Wilson interval (the more
-conservative bounds on both sides). ``at_value`` on test_acc uses the seed bootstrap alone: the
+conservative bounds on both sides). ``at_value`` on test_acc uses the seed intervals only: the
 test set is swap-paired, so its items are not independent Bernoulli trials (a model blind to order
 scores exactly 0.5, which a Wilson interval would blur by +-0.02 at 300 items). Paired kinds
 match runs on seed and every other factor (after ``where``). ``better`` p-values are
@@ -264,8 +265,8 @@ def _mean_ci(values: np.ndarray, metric: str, cfg: dict, seed: int) -> tuple[flo
         k, n = float(values.sum()), float(len(values))
         lo, hi = S.clopper_pearson_ci(k, n, cfg["confidence"])
         return float(lo), float(hi), "Clopper-Pearson"
-    lo, hi, method = S.bootstrap_mean_ci([values], cfg["confidence"], cfg["n_resamples"], seed)
-    return float(lo[0]), float(hi[0]), f"seed bootstrap, {method[0]}"
+    lo, hi, method = S.honest_mean_ci([values], cfg["confidence"], cfg["n_resamples"], seed)
+    return float(lo[0]), float(hi[0]), f"over seeds: {method[0]}"
 
 
 def _band_verdict(lo, hi, band_lo, band_hi) -> str:
@@ -342,7 +343,7 @@ def _paired(c, summary, factors, cfg):
 
 
 def _diff_ci(d, cfg, seed):
-    lo, hi, _ = S.bootstrap_mean_ci([d], cfg["confidence"], cfg["n_resamples"], seed, bounds=(-1.0, 1.0))
+    lo, hi, _ = S.honest_mean_ci([d], cfg["confidence"], cfg["n_resamples"], seed, bounds=(-1.0, 1.0))
     return float(lo[0]), float(hi[0])
 
 
@@ -436,8 +437,8 @@ def _eval_grad_trend(c, summary, init_grads, factors, cfg, seed):
                     detail=(f"runs with a slope (>= 2 layers with a positive gradient norm): {factor}={lg}: "
                             f"{len(sl_g)}, {factor}={lf}: {len(sl_f)} ({_where_text(c['where'])})"))  # fmt: skip
     inf = (-np.inf, np.inf)
-    (glo,), (ghi,), _ = S.bootstrap_mean_ci([sl_g], cfg["confidence"], cfg["n_resamples"], seed, bounds=inf)
-    (flo,), (fhi,), _ = S.bootstrap_mean_ci([sl_f], cfg["confidence"], cfg["n_resamples"], seed, bounds=inf)
+    (glo,), (ghi,), _ = S.honest_mean_ci([sl_g], cfg["confidence"], cfg["n_resamples"], seed, bounds=inf)
+    (flo,), (fhi,), _ = S.honest_mean_ci([sl_f], cfg["confidence"], cfg["n_resamples"], seed, bounds=inf)
     if glo > 0 and flo >= -fm and fhi <= fm:
         verdict = "SUPPORTED"
     elif ghi <= 0 or flo > fm or fhi < -fm:

@@ -68,7 +68,7 @@ def accuracy_by_factor(summary: pd.DataFrame, factors: list[str], path: Path) ->
     panels = factors or [None]
     ncol = min(len(panels), 4)
     nrow = int(np.ceil(len(panels) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.6 * nrow), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.6 * nrow), squeeze=False, sharey=True, layout="constrained")
     hue = "pos_enc" if "pos_enc" in factors else None
     for ax, factor in zip(axes.flat, panels):
         if factor is None:
@@ -113,13 +113,13 @@ def interactions(summary: pd.DataFrame, factors: list[str], path: Path) -> None:
         rest = list(factors)
     pairs = list(itertools.combinations(rest, 2))
     if not pairs:
-        fig, ax = plt.subplots(figsize=(5, 2.5))
+        fig, ax = plt.subplots(figsize=(5, 2.5), layout="constrained")
         _note(ax, "This study varies fewer than two factors\n(besides positional encoding): no interactions to show.")
         _save(fig, path)
         return
     ncol = min(len(pairs), 3)
     nrow = int(np.ceil(len(pairs) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4.4 * ncol, 3.6 * nrow), squeeze=False)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.4 * ncol, 3.6 * nrow), squeeze=False, layout="constrained")
     for ax, (a, b) in zip(axes.flat, pairs):
         table = df.pivot_table(index=a, columns=b, values="test_acc", aggfunc="mean")
         table = table.reindex(index=_ordered(table.index), columns=_ordered(table.columns))
@@ -147,28 +147,43 @@ def _thin_and_bold(ax, data: pd.DataFrame, x: str, y: str, group: str | None, lo
     ax.set_ylabel(y)
 
 
+def _facet_factor(factors: list[str], group: str | None) -> str | None:
+    """A second factor to split grouped plots into rows (warm-up, positional encoding, ...)."""
+    for candidate in ("warmup", "pos_enc", "depth", "lr"):
+        if candidate in factors and candidate != group:
+            return candidate
+    return None
+
+
 def learning_curves(curves: pd.DataFrame, factors: list[str], path: Path) -> None:
     group = _group_factor(factors)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    facet = _facet_factor(factors, group)
+    levels = _ordered(curves[facet].astype(str)) if facet and not curves.empty else [None]
+    fig, axes = plt.subplots(len(levels), 2, figsize=(11, 3.6 * len(levels)), squeeze=False, layout="constrained")
     if curves.empty:
-        for ax in axes:
+        for ax in axes.flat:
             _note(ax, "no epochs recorded")
     else:
         curves = curves.copy()
         for col in ("epoch", "train_loss", "train_acc"):
             curves[col] = pd.to_numeric(curves[col], errors="coerce")
         finite = curves[np.isfinite(curves["train_loss"])]
-        _thin_and_bold(axes[0], finite, "epoch", "train_loss", group, log=True)
-        _thin_and_bold(axes[1], finite, "epoch", "train_acc", group)
-        axes[1].set_ylim(0.3, 1.02)
-        axes[1].legend(loc="lower right", fontsize=8)
+        for row, level in zip(axes, levels):
+            sub = finite if level is None else finite[finite[facet].astype(str) == level]
+            _thin_and_bold(row[0], sub, "epoch", "train_loss", group, log=True)
+            _thin_and_bold(row[1], sub, "epoch", "train_acc", group)
+            row[1].set_ylim(0.3, 1.02)
+            row[1].legend(loc="lower right", fontsize=8)
+            if level is not None:
+                row[0].set_title(f"{facet}={level}: training loss")
+                row[1].set_title(f"{facet}={level}: training accuracy")
     fig.suptitle("Learning curves (thin: each run; bold: mean of the group)")
     _save(fig, path)
 
 
 def grad_norms_init(init_grads: pd.DataFrame, factors: list[str], path: Path) -> None:
     group = _group_factor(factors)
-    fig, ax = plt.subplots(figsize=(6, 3.8))
+    fig, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
     if init_grads.empty:
         _note(ax, "no per-layer gradient norms recorded")
     else:
@@ -187,7 +202,7 @@ def positional_encoding_figure(seq_len: int, d_model: int, path: Path) -> None:
     from .model import sinusoidal_encoding
 
     pe = sinusoidal_encoding(seq_len, d_model).numpy()
-    fig, ax = plt.subplots(figsize=(6, 3.6))
+    fig, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")
     im = ax.imshow(pe.T, cmap="RdBu", aspect="auto", vmin=-1, vmax=1)
     ax.set_xlabel("position")
     ax.set_ylabel("encoding dimension")

@@ -59,7 +59,7 @@ _BATCH_ELEMENTS = 2_000_000  # elements gathered per vectorised resampling batch
 
 CELL_COLUMNS = [
     "n", "n_ok", "n_diverged", "n_imputed", "mean", "std", "min", "max", "boot_lo", "boot_hi",
-    "boot_method", "pooled_correct", "pooled_total", "binom_lo", "binom_hi", "converged_frac",
+    "boot_method", "t_lo", "t_hi", "pooled_correct", "pooled_total", "binom_lo", "binom_hi", "converged_frac",
 ]  # fmt: skip
 PAIRED_COLUMNS = [
     "factor", "level_a", "level_b", "n_pairs", "mean_diff", "ci_lo", "ci_hi", "effect_size",
@@ -287,6 +287,36 @@ def bootstrap_mean_ci(
     return lo, hi, method
 
 
+def t_mean_ci(samples, confidence: float = 0.95, bounds: tuple[float, float] = (0.0, 1.0)):
+    """Student-t CI of the mean of each sample (NaNs dropped); [v, v] for n == 1 or constant data.
+
+    With 5-10 seeds the bootstrap interval of the mean under-covers (about 85 % actual coverage
+    for a nominal 95 % at n = 5 in simulation); the t-interval is the textbook small-n interval.
+    """
+    lo, hi = [], []
+    for s in samples:
+        s = np.asarray(s, dtype=float).ravel()
+        s = s[np.isfinite(s)]
+        if len(s) == 0:
+            lo.append(np.nan), hi.append(np.nan)
+            continue
+        m = s.mean()
+        half = 0.0 if len(s) < 2 else stats.t.ppf(0.5 + confidence / 2, len(s) - 1) * s.std(ddof=1) / np.sqrt(len(s))
+        lo.append(m - half), hi.append(m + half)
+    return np.clip(np.array(lo), *bounds), np.clip(np.array(hi), *bounds)
+
+
+def honest_mean_ci(samples, confidence=0.95, n_resamples=9999, seed=0, bounds=(0.0, 1.0)):
+    """The union of the bootstrap and the t-interval of the mean: what claims rest on.
+
+    Returns (lo, hi, method) like ``bootstrap_mean_ci``; method names both intervals.
+    """
+    blo, bhi, bm = bootstrap_mean_ci(samples, confidence, n_resamples, seed, bounds)
+    tlo, thi = t_mean_ci(samples, confidence, bounds)
+    lo, hi = np.fmin(blo, tlo), np.fmax(bhi, thi)
+    return lo, hi, np.array([f"{m} bootstrap ∪ t" for m in bm], dtype=object)
+
+
 def paired_test(d, cfg: dict | None = None, seed: int = 0) -> tuple[float, str]:
     """Two-sided p-value of H0 "mean paired difference is 0" and the test's name.
 
@@ -391,7 +421,7 @@ def cell_table(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: in
     Columns: the factors, then n (runs), n_ok (status ok), n_diverged, n_imputed (runs whose
     test_acc was NaN, counted as chance), mean / std (ddof 1; NaN for n == 1) / min / max of
     test_acc, boot_lo / boot_hi (bootstrap CI of the mean over seeds, see ``bootstrap_mean_ci``)
-    and boot_method, pooled_correct / pooled_total (summed test counts) with the Wilson interval
+    and boot_method, t_lo / t_hi (Student-t CI of the mean over seeds, see ``t_mean_ci``), pooled_correct / pooled_total (summed test counts) with the Wilson interval
     binom_lo / binom_hi, and converged_frac.
     """
     cfg = resolve_cfg(cfg)
@@ -415,11 +445,13 @@ def cell_table(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: in
     lo, hi, method = bootstrap_mean_ci(
         _split(acc, codes, n_cells), cfg["confidence"], cfg["n_resamples"], seed
     )
+    tlo, thi = t_mean_ci(_split(acc, codes, n_cells), cfg["confidence"])
     blo, bhi = wilson_ci(agg["pooled_correct"], agg["pooled_total"], cfg["confidence"])
     out = keys.reset_index(drop=True).copy()
     for col in ["n", "n_ok", "n_diverged", "n_imputed", "mean", "std", "min", "max"]:
         out[col] = agg[col].to_numpy()
     out["boot_lo"], out["boot_hi"], out["boot_method"] = lo, hi, method
+    out["t_lo"], out["t_hi"] = tlo, thi
     out["pooled_correct"] = agg["pooled_correct"].to_numpy().astype(int)
     out["pooled_total"] = agg["pooled_total"].to_numpy().astype(int)
     out["binom_lo"], out["binom_hi"] = blo, bhi
@@ -506,7 +538,7 @@ def paired_comparisons(summary: pd.DataFrame, factors, cfg: dict | None = None, 
     on seed and every other factor.
 
     Columns: factor, level_a, level_b, n_pairs, mean_diff (b - a), ci_lo / ci_hi (bootstrap CI of
-    the mean difference, ``bootstrap_mean_ci`` clipped to [-1, 1]), effect_size (Cohen's d_z =
+    the mean difference: the union of ``bootstrap_mean_ci`` and the t-interval, clipped to [-1, 1]), effect_size (Cohen's d_z =
     mean / sd of the differences; 0 if all are 0, NaN if the sd is 0 otherwise), test and p_value
     (``paired_test``), p_holm (Holm over every comparison of the study), significant
     (p_holm < alpha), min_p (2 / 2**n_pairs, the smallest p the design can reach), mde (minimum
@@ -541,7 +573,7 @@ def paired_comparisons(summary: pd.DataFrame, factors, cfg: dict | None = None, 
     if not rows:
         return pd.DataFrame(columns=PAIRED_COLUMNS)
     out = pd.DataFrame(rows)
-    out["ci_lo"], out["ci_hi"], _ = bootstrap_mean_ci(
+    out["ci_lo"], out["ci_hi"], _ = honest_mean_ci(
         diffs, cfg["confidence"], cfg["n_resamples"], seed, bounds=(-1.0, 1.0)
     )
     out["p_holm"] = holm(out["p_value"])
