@@ -1,0 +1,101 @@
+"""Where a run came from: settings, code, software, machine and time (provenance.json).
+
+Cheap by design (one ``git`` call or two, a hash of a handful of small files), since every one of
+the study's runs writes it. Anything that cannot be found (no git, no commits yet) is recorded as
+None rather than failing the run.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+import platform
+import socket
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+from . import PACKAGE_DIR, REPO_DIR
+
+
+def _git(*args: str) -> str | None:
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(REPO_DIR), *args], capture_output=True, text=True, timeout=20, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def git_state() -> dict:
+    """The commit of the project's repository and whether its tree differs from it (None if unknown)."""
+    head = _git("rev-parse", "--verify", "--quiet", "HEAD")
+    status = _git("status", "--porcelain") if head else None
+    return {
+        "git_commit": head.strip() if head else None,
+        "git_dirty": None if status is None else bool(status.strip()),
+    }
+
+
+def code_files() -> list:
+    """The project's own code that a run executes: scripts/ablation/*.py, sorted by name."""
+    return sorted(PACKAGE_DIR.glob("*.py"), key=lambda p: p.name)
+
+
+def code_sha256() -> str:
+    """sha256 over (name, contents) of every file of code_files()."""
+    digest = hashlib.sha256()
+    for path in code_files():
+        digest.update(path.relative_to(REPO_DIR).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def utc_now_iso() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def collect(settings, started_at: str, duration_seconds: float, device: str) -> dict:
+    """The provenance record of one run."""
+    try:
+        cpu_capability = torch.backends.cpu.get_cpu_capability()
+    except AttributeError:  # older torch
+        cpu_capability = None
+    return {
+        "settings": settings.as_dict(),
+        "seed": settings.seed,
+        "data_seed": settings.effective_data_seed,
+        **git_state(),
+        "code_sha256": code_sha256(),
+        "code_files": [p.relative_to(REPO_DIR).as_posix() for p in code_files()],
+        "python": platform.python_version(),
+        "python_executable": sys.executable,
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "device": device,
+        "torch_num_threads": torch.get_num_threads(),
+        "torch_num_interop_threads": torch.get_num_interop_threads(),
+        "cpu_capability": cpu_capability,
+        "cpu_model": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "started_at": started_at,
+        "duration_seconds": duration_seconds,
+    }

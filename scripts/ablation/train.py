@@ -1,0 +1,271 @@
+"""One training run: full-batch Adam on the order task, then the twin test set.
+
+    python -m ablation.train --settings '{"seed": 0, "heads": 4}' --outdir results/x/run \
+        [--threads 1] [--study NAME] [--run-id ID]
+
+writes into --outdir (each file atomically, metrics.csv last, so its presence means "complete"):
+settings.json, curve.csv (one row per epoch), init_grads.csv (per-layer gradient norms at step 0),
+provenance.json and metrics.csv (one row). A run whose loss turns non-finite stops there and is
+recorded with status 'diverged'; that is a result, not an error, and the process exits 0.
+
+Only the standard library, numpy, torch and the ablation package are imported on this path: it
+runs a few hundred times per study, so start-up time counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import math
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from . import io, provenance
+from .data import OrderData, make_order_data
+from .model import build_model
+from .settings import Settings, from_json
+
+CURVE_FIELDS = ["epoch", "lr", "train_loss", "train_acc", "grad_norm"]
+INIT_GRAD_FIELDS = ["layer", "grad_norm"]
+RESULT_FIELDS = [
+    "status", "epochs_run", "final_train_loss", "final_train_acc", "test_correct", "test_total",
+    "test_acc", "train_seconds", "threads", "device_used", "params_sha256",
+]  # fmt: skip
+
+
+def metrics_fields() -> list:
+    """Columns of metrics.csv: study, run_id, every setting (in Settings order), then the results."""
+    return ["study", "run_id", *(f.name for f in dataclasses.fields(Settings)), *RESULT_FIELDS]
+
+
+@dataclasses.dataclass
+class RunResult:
+    settings: Settings
+    status: str  # 'ok' | 'diverged'
+    epochs_run: int
+    curve: list  # dicts with CURVE_FIELDS; epoch counts from 0 (= the optimiser step index)
+    init_grads: list  # dicts with INIT_GRAD_FIELDS
+    final_train_loss: float  # of the final parameters (after the last step)
+    final_train_acc: float
+    test_correct: float  # an int, or NaN when the test logits are not finite
+    test_total: int
+    test_acc: float
+    train_seconds: float
+    threads: int
+    device_used: str
+    params_sha256: str
+    started_at: str
+    t_start: float = dataclasses.field(repr=False, default=0.0)  # time.perf_counter() at the start
+
+    def metrics_row(self, study: str = "", run_id: str = "") -> dict:
+        row = {"study": study, "run_id": run_id, **self.settings.as_dict()}
+        row.update({name: getattr(self, name) for name in RESULT_FIELDS})
+        return row
+
+
+def configure_threads(threads: int) -> None:
+    torch.set_num_threads(threads)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:  # only allowed once per process, before any inter-op work
+        pass
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "cpu":
+        return torch.device("cpu")
+    if name == "cuda":
+        if not torch.cuda.is_available():
+            raise RuntimeError(
+                "the settings ask for device 'cuda' but CUDA is not available to this torch "
+                f"({torch.__version__}); set device to 'cpu' or 'auto'"
+            )
+        return torch.device("cuda")
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    raise ValueError(f"unknown device {name!r} (expected 'cpu', 'cuda' or 'auto')")
+
+
+def params_sha256(model: torch.nn.Module) -> str:
+    """sha256 over the bytes of every tensor of the state_dict, in order, on the CPU."""
+    digest = hashlib.sha256()
+    for tensor in model.state_dict().values():
+        digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return digest.hexdigest()
+
+
+def _norm(tensors: list) -> torch.Tensor:
+    """Global L2 norm of a list of tensors (0 for an empty list)."""
+    tensors = [t for t in tensors if t is not None]
+    if not tensors:
+        return torch.zeros(())
+    return torch.nn.utils.get_total_norm(tensors, norm_type=2.0)
+
+
+class Adam:
+    """Adam (Kingma & Ba) with torch's defaults: betas (0.9, 0.999), eps 1e-8, no weight decay.
+
+    The update of torch.optim.Adam(fused=True), bit for bit (tests/test_train.py), through the same
+    fused kernel: one call for all parameters, where torch's default Adam loops over them in Python.
+    Not torch.optim itself, because its first use imports torch._dynamo, which costs as much start-up
+    time as torch does, in every one of the study's training processes.
+    """
+
+    def __init__(self, params: list, betas: tuple = (0.9, 0.999), eps: float = 1e-8):
+        self.params = list(params)
+        self.beta1, self.beta2, self.eps = betas[0], betas[1], eps
+        self.exp_avgs = [torch.zeros_like(p, memory_format=torch.preserve_format) for p in self.params]
+        self.exp_avg_sqs = [torch.zeros_like(p, memory_format=torch.preserve_format) for p in self.params]
+        self.steps = [torch.zeros((), dtype=torch.float32, device=p.device) for p in self.params]
+
+    def zero_grad(self) -> None:
+        for p in self.params:
+            p.grad = None
+
+    @torch.no_grad()
+    def step(self, lr: float) -> None:
+        torch._foreach_add_(self.steps, 1)
+        torch._fused_adam_(
+            self.params, [p.grad for p in self.params], self.exp_avgs, self.exp_avg_sqs, [], self.steps,
+            lr=lr, beta1=self.beta1, beta2=self.beta2, weight_decay=0.0, eps=self.eps,
+            amsgrad=False, maximize=False, grad_scale=None, found_inf=None,
+        )  # fmt: skip
+
+
+def train_run(settings: Settings, threads: int = 1, data: OrderData | None = None) -> RunResult:
+    """Train one model as ``settings`` say and evaluate it; ``data`` overrides the order task's data."""
+    s = settings
+    if s.epochs < 1:
+        raise ValueError(f"epochs must be at least 1, got {s.epochs}")
+    t_start = time.perf_counter()
+    started_at = provenance.utc_now_iso()
+    configure_threads(threads)
+    device = resolve_device(s.device)
+
+    if data is None:
+        data = make_order_data(s)
+    X, y = data.X_train.to(device), data.y_train.to(device)
+    y_true = y > 0.5
+    torch.manual_seed(s.seed)
+    model = build_model(s).to(device)
+    model.train()
+    params = list(model.parameters())
+    blocks = list(model.blocks)
+    opt = Adam(params)
+
+    # Per-epoch values stay tensors until the end (no host sync per step), except the loss check,
+    # which is free on the CPU; on CUDA it is batched every `check_every` steps.
+    check_every = 1 if device.type == "cpu" else 25
+    losses, corrects, grad_norms, lrs = [], [], [], []
+    init_grads: list = []
+    status, checked = "ok", 0
+    for epoch in range(s.epochs):
+        lr = s.lr * min(1.0, (epoch + 1) / s.warmup) if s.warmup else s.lr  # linear warm-up
+        logits = model(X)
+        loss = F.binary_cross_entropy_with_logits(logits, y)
+        opt.zero_grad()
+        loss.backward()
+        grad_norm = _norm([p.grad for p in params])
+        if epoch == 0:
+            init_grads = [
+                {"layer": i, "grad_norm": _norm([p.grad for p in block.parameters()]).item()}
+                for i, block in enumerate(blocks)
+            ]
+        losses.append(loss.detach())
+        corrects.append((logits.detach() > 0).eq(y_true).sum())
+        grad_norms.append(grad_norm)
+        lrs.append(lr)
+        if (epoch + 1 - checked) >= check_every or epoch + 1 == s.epochs:
+            finite = torch.isfinite(torch.stack(losses[checked:])).tolist()
+            if not all(finite):
+                stop = checked + finite.index(False) + 1  # keep the first non-finite epoch
+                del losses[stop:], corrects[stop:], grad_norms[stop:], lrs[stop:]
+                status = "diverged"
+                break
+            checked = epoch + 1
+        opt.step(lr)
+
+    epochs_run = len(losses)
+    n_train = y.shape[0]
+    loss_list = torch.stack(losses).cpu().tolist()
+    acc_list = (torch.stack(corrects).cpu().double() / n_train).tolist()
+    gn_list = torch.stack(grad_norms).cpu().tolist()
+    curve = [
+        {"epoch": e, "lr": lrs[e], "train_loss": loss_list[e], "train_acc": acc_list[e], "grad_norm": gn_list[e]}
+        for e in range(epochs_run)
+    ]
+
+    model.eval()
+    with torch.inference_mode():
+        train_logits = model(X)
+        final_loss = F.binary_cross_entropy_with_logits(train_logits, y).item()
+        if torch.isfinite(train_logits).all():
+            final_acc = (train_logits > 0).eq(y_true).double().mean().item()
+        else:
+            final_acc = math.nan
+        X_test, y_test = data.X_test.to(device), data.y_test.to(device)
+        test_logits = model(X_test)
+        test_total = int(y_test.shape[0])
+        if torch.isfinite(test_logits).all():
+            test_correct = int((test_logits > 0).eq(y_test > 0.5).sum().item())
+            test_acc = test_correct / test_total
+        else:
+            test_correct, test_acc = math.nan, math.nan
+    sha = params_sha256(model)
+    train_seconds = time.perf_counter() - t_start
+
+    return RunResult(
+        settings=s, status=status, epochs_run=epochs_run, curve=curve, init_grads=init_grads,
+        final_train_loss=final_loss, final_train_acc=final_acc, test_correct=test_correct,
+        test_total=test_total, test_acc=test_acc, train_seconds=train_seconds, threads=threads,
+        device_used=str(device), params_sha256=sha, started_at=started_at, t_start=t_start,
+    )  # fmt: skip
+
+
+def write_outputs(result: RunResult, outdir, study: str = "", run_id: str = "") -> None:
+    """Every output file of one run, atomically; metrics.csv last."""
+    outdir = Path(outdir)
+    io.write_json(outdir / "settings.json", result.settings.as_dict())
+    io.write_csv(outdir / "curve.csv", result.curve, CURVE_FIELDS)
+    io.write_csv(outdir / "init_grads.csv", result.init_grads, INIT_GRAD_FIELDS)
+    record = provenance.collect(
+        result.settings, result.started_at, time.perf_counter() - result.t_start, result.device_used
+    )
+    record.update(study=study, run_id=run_id, threads=result.threads)
+    io.write_json(outdir / "provenance.json", record)
+    io.write_csv(outdir / "metrics.csv", [result.metrics_row(study, run_id)], metrics_fields())
+
+
+def main(argv: list | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ablation.train", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--settings", required=True, help="the run's settings as a JSON object (missing = default)")
+    parser.add_argument("--outdir", required=True, help="folder of the run's output files")
+    parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
+    parser.add_argument("--study", default="", help="study name, copied into metrics.csv")
+    parser.add_argument("--run-id", default=None, help="run id, copied into metrics.csv (default: outdir's name)")
+    args = parser.parse_args(argv)
+    if args.threads < 1:
+        parser.error("--threads must be at least 1")
+    try:
+        settings = from_json(args.settings)
+    except (ValueError, TypeError) as exc:
+        parser.error(f"--settings: {exc}")
+    outdir = Path(args.outdir)
+    (outdir / "metrics.csv").unlink(missing_ok=True)  # a stale one would claim completeness
+    result = train_run(settings, threads=args.threads)
+    run_id = args.run_id if args.run_id is not None else outdir.resolve().name
+    write_outputs(result, outdir, args.study, run_id)
+    print(
+        f"{args.study}/{run_id}: {result.status} after {result.epochs_run} epochs, test accuracy "
+        f"{result.test_acc:.3f}, {result.train_seconds:.1f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
