@@ -8,7 +8,7 @@ CORES ?= all
 CONFIG ?= config/config.yaml
 SNAKEMAKE := $(BIN)/snakemake
 
-.PHONY: venv reproduce test test-all lint report snakemake-report verify bench clean-results
+.PHONY: venv reproduce resume test lint snakemake-report verify bench clean-results
 
 venv: $(VENV)/.installed
 
@@ -20,25 +20,38 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 
 ## The whole default ablation (every study) and its report.
 reproduce: venv
+	$(BIN)/python -m ablation.config $(CONFIG)
 	$(SNAKEMAKE) --cores $(CORES) --configfile $(CONFIG)
 	@echo
 	@echo "Report: $(CURDIR)/reports/ablation_report.html"
+
+## After a kill or a crash: release Snakemake's stale lock, then carry on (finished runs are kept,
+## half-finished ones redone: the profile sets rerun-incomplete).
+resume: venv
+	$(SNAKEMAKE) --unlock --configfile $(CONFIG)
+	$(MAKE) reproduce
 
 ## Snakemake's own report (a zip of every figure and table, with captions).
 snakemake-report: venv
 	$(SNAKEMAKE) --cores $(CORES) --configfile $(CONFIG) --report reports/snakemake-report.zip
 
-## The default test suite (well under 10 minutes on 2 cores).
+## The test suite. Slow tests (kill-and-resume, the real SLURM cluster, the benchmark harness) run
+## only when CI is set (CI sets it) or RUN_SLOW=1; otherwise they are reported as skipped.
 test: venv
-	$(BIN)/python -m pytest -m "not slow and not slurm"
-
-## Every test, the slow, browser and SLURM ones included (what CI runs).
-test-all: venv
 	$(BIN)/python -m pytest
 
 lint: venv
 	$(SNAKEMAKE) --lint --configfile $(CONFIG)
 	$(BIN)/snakefmt --check workflow
+
+## Re-train a random sample of finished runs (config verify.sample, verify.random_seed) and compare
+## them bit for bit: results/verify.csv, shown in the report.
+verify: venv
+	$(SNAKEMAKE) --cores $(CORES) --configfile $(CONFIG) --forcerun verify
+
+## The benchmark harness (issue 5): writes benchmarks/results.md and results.json (~15 min on 2 cores).
+bench: venv
+	$(BIN)/python benchmarks/run.py
 
 clean-results:
 	rm -rf results/*/ reports/*.html reports/*.zip .snakemake/

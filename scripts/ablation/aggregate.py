@@ -64,11 +64,22 @@ def read_metrics(path: Path, run_id: str) -> tuple[list[str], dict]:
     if row["status"] not in ("ok", "diverged"):
         raise CorruptRunFile(f"{path}: unknown status {row['status']!r}")
     try:
-        correct, total = int(row["test_correct"]), int(row["test_total"])
-        acc = float(row["test_acc"])
+        total = int(row["test_total"])
+        correct_value, acc = float(row["test_correct"]), float(row["test_acc"])
     except ValueError:
         raise CorruptRunFile(f"{path}: test counts are not numbers") from None
-    if row["status"] == "ok" and not (0 <= correct <= total and total > 0 and math.isclose(acc, correct / total)):
+    if math.isnan(correct_value) or math.isnan(acc):
+        # a diverged run whose test logits are not finite has no count (NaN): that is its result
+        if row["status"] != "diverged" or not (math.isnan(correct_value) and math.isnan(acc)):
+            raise CorruptRunFile(
+                f"{path}: test counts are NaN ({row['test_correct']}/{total}, accuracy {row['test_acc']})"
+                f" but the run has status {row['status']!r}"
+            )
+        return header, row
+    if not (math.isfinite(correct_value) and correct_value == int(correct_value)):
+        raise CorruptRunFile(f"{path}: test_correct {row['test_correct']!r} is not a whole count")
+    correct = int(correct_value)
+    if not (0 <= correct <= total and total > 0 and math.isclose(acc, correct / total)):
         raise CorruptRunFile(f"{path}: inconsistent test counts ({correct}/{total} vs accuracy {acc})")
     return header, row
 

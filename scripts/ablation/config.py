@@ -35,20 +35,57 @@ class ConfigError(ValueError):
 # ---------------------------------------------------------------- loading
 
 
+class _SafeUniqueLoader(yaml.SafeLoader):
+    """PyYAML's safe loader (no Python tags), refusing a key given twice in one mapping."""
+
+
+def _construct_unique_mapping(loader, node, deep=False):
+    loader.flatten_mapping(node)
+    seen = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            duplicate = key in seen
+        except TypeError:
+            continue  # unhashable: construct_mapping reports it
+        if duplicate:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (the later value would silently win)", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_SafeUniqueLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping)
+
+
+def _yaml_error_line(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).strip().splitlines()[0]
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    if "could not determine a constructor for the tag" in problem:
+        problem = problem.replace("could not determine a constructor for the tag", "unsafe or unknown tag")
+        problem += " (only plain YAML is read: remove the tag)"
+    return f"{where}{problem}"
+
+
 def load_yaml(path) -> dict:
-    """Safe-load a YAML config file; refuses missing files, unsafe tags and non-mappings."""
+    """Safe-load a YAML config file; refuses missing files, unsafe tags, duplicate keys and non-mappings."""
     path = Path(path)
     if not path.is_file():
-        raise ConfigError(f"config file {path}: not found")
+        raise ConfigError(f"config file {path}: not found" + (" (it is a folder)" if path.is_dir() else ""))
     try:
         with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
+            data = yaml.load(fh, Loader=_SafeUniqueLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as exc:
-        first = str(exc).strip().splitlines()[0]
-        raise ConfigError(f"config file {path}: not valid safe YAML ({first})") from None
+        raise ConfigError(_one_line(f"config file {path}: not valid safe YAML: {_yaml_error_line(exc)}")) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(_one_line(f"config file {path}: unreadable ({exc})")) from None
+    if data is None:
+        raise ConfigError(f"config file {path}: is empty; it must be a mapping with a 'studies' key")
     if not isinstance(data, dict):
         raise ConfigError(
-            f"config file {path}: must be a mapping with a 'studies' key, got {type(data).__name__}"
+            f"config file {path}: must be a mapping with a 'studies' key, got {_describe(data)} {_short(data)}"
         )
     return data
 
@@ -137,14 +174,95 @@ class Config:
 
 # ---------------------------------------------------------------- validation
 
+# Names directly under results/ that the workflow itself uses (a study folder must not collide).
+RESERVED_STUDY_NAMES = ("benchmarks", "checks.csv", "figures", "logs", "verify.csv")
+MAX_SEED = 2**63 - 1  # torch.manual_seed's range
+_TYPE_NAMES = {
+    "object": "a mapping",
+    "array": "a list",
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+def _short(value, limit: int = 60) -> str:
+    """repr of a value, cut to ``limit`` characters, on one line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _one_line(text: str) -> str:
+    return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def _where(path) -> str:
+    """'study 'x': key.sub: ' (or 'key: ') for a path into the raw config."""
+    path = list(path)
+    prefix = ""
+    if len(path) >= 2 and path[0] == "studies":
+        prefix = f"study {path[1]!r}: "
+        path = path[2:]
+        return prefix + (_dotted(path) + ": " if path else "")
+    return (_dotted(path) or "(top level)") + ": "
+
+
+def _dotted(path) -> str:
+    """['factors', 'lr', 1] -> 'factors.lr[1]'."""
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def _type_name(types) -> str:
+    types = types if isinstance(types, list) else [types]
+    return " or ".join(_TYPE_NAMES.get(t, t) for t in types)
+
+
+def _describe(value) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def _show(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return _short(value)
+
+
+def _number_hint(value, expected) -> str:
+    """A number written as text: say why (quotes, or YAML 1.1 reading 1e-3 as a string)."""
+    types = expected if isinstance(expected, list) else [expected]
+    if not isinstance(value, str) or not {"number", "integer"} & set(types):
+        return ""
+    try:
+        float(value)
+    except ValueError:
+        return ""
+    if "e" in value.lower():  # YAML 1.1 floats need a dot and a signed exponent
+        return " (YAML reads 1e-3 or 1.5e3 as text: write 1.0e-3, 1.5e+3 or 0.001)"
+    return " (remove the quotes)"
+
 
 def _schema_error_line(error: jsonschema.ValidationError) -> str:
-    path = list(error.absolute_path)
-    where = ""
-    if len(path) >= 2 and path[0] == "studies":
-        where = f"study {path[1]!r}: "
-        path = path[2:]
-    key = ".".join(str(p) for p in path) or "(top level)"
+    where = _where(error.absolute_path)
+    inst = error.instance
     if error.validator == "additionalProperties":
         extra = re.findall(r"'([^']+)' was unexpected", error.message)
         allowed = list(error.schema.get("properties", {}))
@@ -153,18 +271,47 @@ def _schema_error_line(error: jsonschema.ValidationError) -> str:
             close = difflib.get_close_matches(name, allowed, n=1)
             hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         what = "unknown key " + ", ".join(hints) if hints else error.message
-        return f"{where}{key}: {what}"
+        if allowed:
+            what += f"; allowed: {', '.join(allowed)}"
+        return f"{where}{what}"
     if "propertyNames" in error.schema_path:
-        return f"{where}{key}: study name {error.instance!r} is not a safe folder name (letters, digits, _ . -; not starting with . or -)"
+        return (
+            f"{where}study name {inst!r} is not a safe folder name "
+            "(letters, digits, _ . -; starting with a letter or digit)"
+        )
     if error.validator == "enum":
-        return f"{where}{key}: {error.instance!r} is not one of {error.validator_value}"
+        return f"{where}{_show(inst)} is not one of {', '.join(map(str, error.validator_value))}"
     if error.validator == "type":
-        return f"{where}{key}: {error.instance!r} is not of type {error.validator_value}"
-    return f"{where}{key}: {error.message}"
+        got = "null" if inst is None else f"{_describe(inst)} {_show(inst)}"
+        hint = _number_hint(inst, error.validator_value)
+        return f"{where}got {got}, expected {_type_name(error.validator_value)}{hint}"
+    if error.validator == "minItems":
+        return f"{where}must not be empty"
+    if error.validator == "minProperties":
+        return f"{where}at least one entry is required"
+    if error.validator == "uniqueItems":
+        dups = sorted({_short(v) for i, v in enumerate(inst) if v in inst[:i]})
+        return f"{where}duplicate value(s) {', '.join(dups)}"
+    if error.validator == "required":
+        missing = re.findall(r"'([^']+)' is a required property", error.message)
+        return f"{where}missing required key {', '.join(map(repr, missing)) or error.message}"
+    if error.validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        op = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[error.validator]
+        return f"{where}{_short(inst)} is out of range: must be {op} {error.validator_value}"
+    return f"{where}{_short(error.message, 160)}"
 
 
-def _validator() -> jsonschema.Draft7Validator:
-    return jsonschema.Draft7Validator(S.schema())
+# Draft 7 counts 2.0 as an integer; a setting like heads or epochs must be a real int.
+_StrictValidator = jsonschema.validators.extend(
+    jsonschema.Draft7Validator,
+    type_checker=jsonschema.Draft7Validator.TYPE_CHECKER.redefine(
+        "integer", lambda checker, inst: isinstance(inst, int) and not isinstance(inst, bool)
+    ),
+)
+
+
+def _validator(schema: dict | None = None):
+    return _StrictValidator(S.schema() if schema is None else schema)
 
 
 def _fill_defaults(instance: dict, schema: dict, root: dict) -> dict:
@@ -178,21 +325,66 @@ def _fill_defaults(instance: dict, schema: dict, root: dict) -> dict:
     return out
 
 
-def _check_value(study: str, key: str, value) -> None:
+def _check_plain(value, path: tuple = ()) -> None:
+    """Only plain data (what JSON and safe YAML give): string keys, finite numbers, no Python objects.
+
+    Snakemake reads --configfile with PyYAML's FullLoader, which builds tuples, bytes and even
+    Python functions from !!python/... tags; this rejects them, and NaN/infinity, by their key.
+    """
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            if not isinstance(key, str):
+                raise ConfigError(f"{_where(path)}key {key!r} is {_describe(key)}, expected a string (quote it: '{key}')")
+            _check_plain(sub, (*path, key))
+    elif isinstance(value, list):
+        for i, sub in enumerate(value):
+            _check_plain(sub, (*path, i))
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise ConfigError(f"{_where(path)}{value!r} is not a finite number")
+    elif not isinstance(value, (str, int, bool, type(None))):
+        raise ConfigError(
+            f"{_where(path)}{_short(value)} is a Python {type(value).__name__}, not plain data "
+            "(a string, number, boolean, null, list or mapping; remove any !!python tag, quote dates)"
+        )
+
+
+def _check_value(study: str, key: str, index: int, value) -> None:
     specs = S.setting_specs()
-    try:
-        jsonschema.Draft7Validator(specs[key]).validate(value)
-    except jsonschema.ValidationError as exc:
-        raise ConfigError(f"study {study!r}: factors.{key}: value {value!r}: {exc.message}") from None
+    for error in _validator(specs[key]).iter_errors(value):
+        raise ConfigError(_schema_error_line_at(error, ("studies", study, "factors", key, index)))
+
+
+def _schema_error_line_at(error: jsonschema.ValidationError, path: tuple) -> str:
+    error.path.extendleft(reversed(path))
+    return _schema_error_line(error)
+
+
+def _same_value(a, b) -> bool:
+    """Two factor values that would give the same runs (1 and 1.0 too) or the same folder name."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return a == b or format_value(a) == format_value(b)
 
 
 def validate(raw: dict) -> Config:
-    """Schema plus semantic checks; returns the resolved :class:`Config` or raises ConfigError."""
+    """Schema plus semantic checks; returns the resolved :class:`Config` or raises ConfigError.
+
+    Every message is one line: '[study '<name>': ]<key>: <what is wrong>'.
+    """
+    try:
+        return _validate(raw)
+    except ConfigError as exc:
+        raise ConfigError(_one_line(str(exc))) from None
+
+
+def _validate(raw: dict) -> Config:
     if not isinstance(raw, dict):
-        raise ConfigError(f"config must be a mapping, got {type(raw).__name__}")
-    errors = sorted(_validator().iter_errors(raw), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
+        raise ConfigError(f"(top level): the config must be a mapping with a 'studies' key, got {_describe(raw)}")
+    _check_plain(raw)
+    errors = sorted(_validator().iter_errors(raw), key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path]))
     if errors:
-        # the deepest, most specific error of the first failing place
+        # the first failing place, nearest the top (an unknown study key before a bad value inside it)
         raise ConfigError(_schema_error_line(errors[0]))
     schema = S.schema()
     cfg = _fill_defaults(raw, schema, schema)
@@ -200,12 +392,20 @@ def validate(raw: dict) -> Config:
         raise ConfigError("studies: at least one study is required")
     setting_names = list(S.setting_specs())
     defaults = cfg.get("defaults") or {}
+    folded = {}
+    for name in cfg["studies"]:
+        if name in RESERVED_STUDY_NAMES:
+            raise ConfigError(f"study {name!r}: the name is used by the workflow under results/; choose another")
+        other = folded.setdefault(name.lower(), name)
+        if other != name:
+            raise ConfigError(
+                f"study {name!r}: differs from study {other!r} only in case (the same folder on macOS and Windows)"
+            )
     studies = {}
     for name, body in cfg["studies"].items():
-        if name in {".", ".."}:
-            raise ConfigError(f"study {name!r}: not a safe folder name")
         body = _fill_defaults(body, schema["definitions"]["study"], schema)
-        fixed = dict(defaults) | dict(body.get("fixed") or {})
+        own_fixed = dict(body.get("fixed") or {})
+        fixed = dict(defaults) | own_fixed
         factors = dict(body.get("factors") or {})
         for key, values in factors.items():
             if key == "seed":
@@ -214,22 +414,32 @@ def validate(raw: dict) -> Config:
                 close = difflib.get_close_matches(key, setting_names, n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise ConfigError(f"study {name!r}: factors.{key}: unknown setting{hint}")
-            if key in (body.get("fixed") or {}):
+            if key in own_fixed:
                 raise ConfigError(f"study {name!r}: factors.{key}: also listed under fixed; keep one")
             seen = []
-            for v in values:
-                _check_value(name, key, v)
-                if any(v == s and type(v) is type(s) for s in seen) or format_value(v) in map(format_value, seen):
+            for i, v in enumerate(values):
+                _check_value(name, key, i, v)
+                if any(_same_value(v, s) for s in seen):
                     raise ConfigError(f"study {name!r}: factors.{key}: duplicate value {v!r}")
                 seen.append(v)
         seeds = list(body["seeds"])
+        for seed in seeds:
+            if seed > MAX_SEED:
+                raise ConfigError(f"study {name!r}: seeds: {seed} is out of range: must be <= 2**63 - 1")
+        data_seeds = factors.get("data_seed", [fixed.get("data_seed")])
+        if any(d is not None and d > MAX_SEED for d in data_seeds):
+            key = _origin(own_fixed, defaults, factors, "data_seed")
+            raise ConfigError(f"study {name!r}: {key}: out of range: must be <= 2**63 - 1")
         # heads must divide d_model for every combination that can occur
-        heads = factors.get("heads", [fixed.get("heads", S.defaults()["heads"])])
-        dims = factors.get("d_model", [fixed.get("d_model", S.defaults()["d_model"])])
+        base = S.defaults() | fixed
+        heads = factors.get("heads", [base["heads"]])
+        dims = factors.get("d_model", [base["d_model"]])
         for h, d in itertools.product(heads, dims):
             if d % h:
-                key = "factors.heads" if "heads" in factors else "fixed.heads"
-                raise ConfigError(f"study {name!r}: {key}: heads={h} does not divide d_model={d}")
+                raise ConfigError(
+                    f"study {name!r}: {_origin(own_fixed, defaults, factors, 'heads')}: heads={h} does not divide"
+                    f" d_model={d} ({_origin(own_fixed, defaults, factors, 'd_model')})"
+                )
         study = Study(name, body.get("description", ""), fixed, factors, seeds, list(body.get("claims") or []))
         _check_claims(study)
         studies[name] = study
@@ -240,6 +450,14 @@ def validate(raw: dict) -> Config:
         verify=cfg["verify"],
         raw=raw,
     )
+
+
+def _origin(own_fixed: dict, defaults: dict, factors: dict, key: str) -> str:
+    """The config key a study's setting comes from: a factor, its fixed settings, the defaults or the schema."""
+    for where, mapping in (("factors", factors), ("fixed", own_fixed), ("defaults", defaults)):
+        if key in mapping:
+            return f"{where}.{key}"
+    return f"{key} (schema default)"
 
 
 def _check_claims(study: Study) -> None:
@@ -263,3 +481,30 @@ def _check_claims(study: Study) -> None:
 
 def load(path) -> Config:
     return validate(load_yaml(path))
+
+
+def main(argv=None) -> int:
+    """``python -m ablation.config FILE...``: check config files the way the workflow will, with our
+    one-line messages also for what Snakemake's own loader refuses first (a missing file, a file that
+    is not a mapping, unsafe tags, duplicate keys)."""
+    import sys  # noqa: PLC0415
+
+    paths = sys.argv[1:] if argv is None else argv
+    if not paths:
+        print("usage: python -m ablation.config CONFIG.yaml [...]", file=sys.stderr)
+        return 2
+    status = 0
+    for path in paths:
+        try:
+            cfg = load(path)
+        except ConfigError as exc:
+            print(f"config error: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        runs = sum(study.n_runs() for study in cfg.studies.values())
+        print(f"{path}: ok ({len(cfg.studies)} studies, {runs} runs)")
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -22,6 +22,7 @@ rule report:
     input:
         checks="results/checks.csv",
         pe_figure="results/figures/positional_encoding.png",
+        verify="results/verify.csv",
         summaries=per_study("results/{study}/summary.csv"),
         tables=[
             path
@@ -46,7 +47,7 @@ rule report:
     conda:
         "../../environment.yml"
     params:
-        config=lambda wildcards: json.dumps(CFG.raw, sort_keys=True, default=str),
+        config=lambda wildcards: json.dumps(CFG.raw, default=str),
         studies=lambda wildcards: json.dumps(list(STUDIES)),
     shell:
         "python -m ablation.report --config-json {params.config:q} --studies {params.studies:q}"

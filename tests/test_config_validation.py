@@ -1,0 +1,357 @@
+"""Bad configs are rejected up front: one line naming the study, the key and the problem; nothing runs.
+
+Most cases are checked at the Python level (ablation.config.validate / load_yaml / load); a
+representative handful go through a real ``snakemake --cores 1`` in a temp copy of the project, to
+show the exit code, the one-line message and the empty results/ folder.
+
+Snakemake itself reads ``--configfile`` (PyYAML FullLoader via yte, in its command-line parsing,
+before the Snakefile runs), so these files are refused by Snakemake with its own message before our
+code can run (exit 1, nothing written); the tests assert exactly that:
+
+- missing file: a Python traceback ending
+  ``FileNotFoundError: [Errno 2] No such file or directory: 'config/bad.yaml'``;
+- unsafe tag (``!!python/object/apply:os.system``) or broken YAML: ``WorkflowError:`` then
+  ``Config file is not valid JSON or YAML. In case of YAML, make sure to not mix whitespace and tab
+  indentation.`` (neither the file nor the tag is named; nothing is executed);
+- not a mapping: ``WorkflowError:`` then ``Config file must be given as JSON or YAML with keys at top level.``
+
+``python -m ablation.config FILE`` checks a file with our one-line messages for those cases too
+(and for duplicate keys, which both loaders would silently accept, the later value winning).
+What FullLoader does accept (``!!python/name``, ``!!python/tuple``, ``.nan``, 2.0 for an integer)
+is rejected by our validation with the key named.
+"""
+
+import concurrent.futures
+import copy
+import json
+import random
+
+import pytest
+import yaml
+
+from ablation import config as C
+from conftest import REPO, copy_project, snakemake
+
+# A tiny valid config: one study, 4 runs of 2 epochs (if a check were missed, running it is cheap).
+BASE = {
+    "train_threads": 1,
+    "defaults": {"n_train": 8, "n_test": 4, "epochs": 2, "d_model": 8},
+    "studies": {
+        "s1": {
+            "fixed": {"arch": "encoder", "heads": 2, "depth": 1},
+            "factors": {"norm": ["post", "pre"]},
+            "seeds": [0, 1],
+        },
+    },
+}
+
+
+def mutate(fn):
+    cfg = copy.deepcopy(BASE)
+    fn(cfg)
+    return cfg
+
+
+def study(cfg):
+    return cfg["studies"]["s1"]
+
+
+def rename_study(new):
+    return lambda c: c["studies"].update({new: c["studies"].pop("s1")})
+
+
+# (id, mutation, fragments the one-line message must contain: study, key, what is wrong)
+CASES = [
+    # unknown keys, at every level
+    ("typo-factor", lambda c: study(c)["factors"].update(haeds=[1, 2]),
+     ["study 's1'", "factors.haeds", "unknown setting", "did you mean 'heads'"]),
+    ("typo-fixed", lambda c: study(c)["fixed"].update(haeds=2),
+     ["study 's1'", "fixed", "unknown key 'haeds'", "did you mean 'heads'"]),
+    ("typo-defaults", lambda c: c["defaults"].update(epoch=3),
+     ["defaults", "unknown key 'epoch'", "did you mean 'epochs'"]),
+    ("typo-study-level", lambda c: study(c).update(factor={"lr": [0.1]}),
+     ["study 's1'", "unknown key 'factor'", "did you mean 'factors'"]),
+    ("typo-top-level", lambda c: c.update(studys={}),
+     ["(top level)", "unknown key 'studys'", "did you mean 'studies'"]),
+    ("typo-stats", lambda c: c.update(stats={"alfa": 0.1}), ["stats", "unknown key 'alfa'"]),
+    # wrong types
+    ("type-heads-str", lambda c: study(c)["fixed"].update(heads="2"),
+     ["study 's1'", "fixed.heads", "string '2'", "expected an integer", "remove the quotes"]),
+    ("type-heads-float", lambda c: study(c)["fixed"].update(heads=2.0),
+     ["study 's1'", "fixed.heads", "2.0", "expected an integer"]),
+    ("type-heads-bool", lambda c: study(c)["fixed"].update(heads=True),
+     ["study 's1'", "fixed.heads", "boolean", "expected an integer"]),
+    ("type-lr-yaml11", lambda c: study(c)["fixed"].update(lr="1e-3"),
+     ["study 's1'", "fixed.lr", "expected a number", "1.0e-3"]),
+    ("type-factor-not-list", lambda c: study(c)["factors"].update(lr=0.1),
+     ["study 's1'", "factors.lr", "expected a list"]),
+    ("type-factor-value", lambda c: study(c)["factors"].update(epochs=[2, "3"]),
+     ["study 's1'", "factors.epochs[1]", "expected an integer"]),
+    ("type-seeds", lambda c: study(c).update(seeds=0), ["study 's1'", "seeds", "expected a list"]),
+    ("type-study-null", lambda c: c["studies"].update(s1=None), ["study 's1'", "got null", "expected a mapping"]),
+    ("type-studies-list", lambda c: c.update(studies=["s1"]), ["studies", "expected a mapping"]),
+    ("type-threads", lambda c: c.update(train_threads="2"), ["train_threads", "expected an integer"]),
+    ("type-study-name-int", lambda c: c["studies"].update({5: c["studies"].pop("s1")}),
+     ["studies", "key 5", "expected a string"]),
+    # heads must divide d_model, wherever each comes from
+    ("heads-fixed", lambda c: study(c)["fixed"].update(heads=3),
+     ["study 's1'", "fixed.heads", "heads=3 does not divide d_model=8", "defaults.d_model"]),
+    ("heads-factor", lambda c: (study(c)["fixed"].pop("heads"), study(c)["factors"].update(heads=[2, 3])),
+     ["study 's1'", "factors.heads", "heads=3 does not divide d_model=8"]),
+    ("heads-dmodel-factor", lambda c: study(c)["factors"].update(d_model=[8, 6, 9]),
+     ["study 's1'", "fixed.heads", "heads=2 does not divide d_model=9", "factors.d_model"]),
+    ("heads-defaults", lambda c: (study(c)["fixed"].pop("heads"), c["defaults"].update(heads=5)),
+     ["study 's1'", "defaults.heads", "heads=5 does not divide d_model=8"]),
+    # ranges
+    ("seq-len-1", lambda c: study(c)["fixed"].update(seq_len=1), ["study 's1'", "fixed.seq_len", "must be >= 2"]),
+    ("seq-len-factor-1", lambda c: study(c)["factors"].update(seq_len=[8, 1]),
+     ["study 's1'", "factors.seq_len[1]", "must be >= 2"]),
+    ("d-model-0", lambda c: study(c)["fixed"].update(d_model=0), ["study 's1'", "fixed.d_model", "must be >= 1"]),
+    ("ff-negative", lambda c: study(c)["fixed"].update(ff=-4), ["study 's1'", "fixed.ff", "must be >= 1"]),
+    ("head-hidden-0", lambda c: study(c)["fixed"].update(head_hidden=0),
+     ["study 's1'", "fixed.head_hidden", "must be >= 1"]),
+    ("n-train-0", lambda c: c["defaults"].update(n_train=0), ["defaults.n_train", "must be >= 1"]),
+    ("depth-0", lambda c: study(c)["fixed"].update(depth=0), ["study 's1'", "fixed.depth", "must be >= 1"]),
+    ("epochs-0", lambda c: study(c)["fixed"].update(epochs=0), ["study 's1'", "fixed.epochs", "must be >= 1"]),
+    ("epochs-factor-0", lambda c: study(c)["factors"].update(epochs=[2, 0]),
+     ["study 's1'", "factors.epochs[1]", "must be >= 1"]),
+    ("lr-0", lambda c: study(c)["fixed"].update(lr=0), ["study 's1'", "fixed.lr", "must be > 0"]),
+    ("lr-negative-factor", lambda c: study(c)["factors"].update(lr=[0.01, -0.1]),
+     ["study 's1'", "factors.lr[1]", "must be > 0"]),
+    ("lr-nan", lambda c: study(c)["fixed"].update(lr=float("nan")),
+     ["study 's1'", "fixed.lr", "not a finite number"]),
+    ("lr-inf-factor", lambda c: study(c)["factors"].update(lr=[0.01, float("inf")]),
+     ["study 's1'", "factors.lr[1]", "not a finite number"]),
+    ("warmup-negative", lambda c: study(c)["fixed"].update(warmup=-1), ["study 's1'", "fixed.warmup", ">= 0"]),
+    ("threads-0", lambda c: c.update(train_threads=0), ["train_threads", "must be >= 1"]),
+    ("verify-sample-0", lambda c: c.update(verify={"sample": 0}), ["verify.sample", "must be >= 1"]),
+    # factor lists
+    ("factor-empty", lambda c: study(c)["factors"].update(lr=[]), ["study 's1'", "factors.lr", "must not be empty"]),
+    ("factor-duplicate", lambda c: study(c)["factors"].update(lr=[0.1, 0.01, 0.1]),
+     ["study 's1'", "factors.lr", "duplicate value 0.1"]),
+    ("factor-duplicate-int-float", lambda c: study(c)["factors"].update(lr=[1, 1.0]),
+     ["study 's1'", "factors.lr", "duplicate value"]),
+    ("factor-duplicate-enum", lambda c: study(c)["factors"].update(norm=["pre", "post", "pre"]),
+     ["study 's1'", "factors.norm", "duplicate value 'pre'"]),
+    ("factor-also-fixed", lambda c: study(c)["factors"].update(heads=[1, 2]),
+     ["study 's1'", "factors.heads", "also listed under fixed"]),
+    ("factor-seed", lambda c: study(c)["factors"].update(seed=[1, 2]),
+     ["study 's1'", "factors.seed", "under 'seeds'"]),
+    ("factor-name-int", lambda c: study(c)["factors"].update({3: [1, 2]}), ["study 's1'", "factors", "key 3"]),
+    # seeds
+    ("seed-negative", lambda c: study(c).update(seeds=[0, -1]), ["study 's1'", "seeds[1]", "must be >= 0"]),
+    ("seed-duplicate", lambda c: study(c).update(seeds=[0, 1, 0]), ["study 's1'", "seeds", "duplicate value(s) 0"]),
+    ("seed-empty", lambda c: study(c).update(seeds=[]), ["study 's1'", "seeds", "must not be empty"]),
+    ("seed-huge", lambda c: study(c).update(seeds=[2**64]), ["study 's1'", "seeds", "2**63 - 1"]),
+    ("seed-missing", lambda c: study(c).pop("seeds"), ["study 's1'", "missing required key 'seeds'"]),
+    ("data-seed-negative", lambda c: study(c)["fixed"].update(data_seed=-3),
+     ["study 's1'", "fixed.data_seed", ">= 0"]),
+    # names of choices
+    ("norm-unknown", lambda c: study(c)["fixed"].update(norm="mid"),
+     ["study 's1'", "fixed.norm", "'mid' is not one of post, pre"]),
+    ("norm-unknown-factor", lambda c: study(c)["factors"].update(norm=["post", "sandwich"]),
+     ["study 's1'", "factors.norm[1]", "'sandwich' is not one of"]),
+    ("pos-enc-unknown", lambda c: study(c)["fixed"].update(pos_enc="learned"),
+     ["study 's1'", "fixed.pos_enc", "'learned' is not one of none, sinusoidal"]),
+    ("pos-enc-unknown-factor", lambda c: study(c)["factors"].update(pos_enc=["none", "rope"]),
+     ["study 's1'", "factors.pos_enc[1]", "'rope'"]),
+    ("arch-unknown", lambda c: study(c)["fixed"].update(arch="decoder"),
+     ["study 's1'", "fixed.arch", "'decoder' is not one of attention_only, encoder"]),
+    ("arch-unknown-defaults", lambda c: c["defaults"].update(arch="rnn"), ["defaults.arch", "'rnn'"]),
+    ("device-unknown", lambda c: study(c)["fixed"].update(device="tpu"), ["study 's1'", "fixed.device", "'tpu'"]),
+    # study names: safe path components, no collisions
+    ("name-dotdot", rename_study("../x"), ["studies", "'../x'", "not a safe folder name"]),
+    ("name-slash", rename_study("a/b"), ["studies", "'a/b'", "not a safe folder name"]),
+    ("name-empty", rename_study(""), ["studies", "''", "not a safe folder name"]),
+    ("name-dot", rename_study(".."), ["studies", "'..'", "not a safe folder name"]),
+    ("name-hidden", rename_study(".x"), ["studies", "'.x'", "not a safe folder name"]),
+    ("name-space", rename_study("my study"), ["studies", "'my study'", "not a safe folder name"]),
+    ("name-reserved", rename_study("checks.csv"), ["study 'checks.csv'", "used by the workflow"]),
+    ("name-case", lambda c: c["studies"].update(S1=copy.deepcopy(study(c))),
+     ["study 'S1'", "differs from study 's1' only in case"]),
+    ("no-studies", lambda c: c.update(studies={}), ["studies", "at least one"]),
+    ("no-studies-key", lambda c: c.pop("studies"), ["studies", "at least one"]),
+    # plain data only (what Snakemake's FullLoader lets through)
+    ("python-tuple", lambda c: study(c).update(seeds=(0, 1)), ["study 's1'", "seeds", "Python tuple", "!!python"]),
+    ("python-function", lambda c: study(c)["fixed"].update(lr=len), ["study 's1'", "fixed.lr", "not plain data"]),
+    ("python-in-claim", lambda c: study(c).update(
+        claims=[{"id": "c", "statement": "x", "kind": "at_least", "threshold": print}]),
+     ["study 's1'", "claims[0].threshold", "not plain data"]),
+    # claims (checked by ablation.claims)
+    ("claim-unknown-kind", lambda c: study(c).update(claims=[{"id": "c", "statement": "x", "kind": "maybe"}]),
+     ["study 's1'", "claims", "unknown kind 'maybe'"]),
+    ("claim-duplicate-id", lambda c: study(c).update(claims=[
+        {"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5},
+        {"id": "c", "statement": "y", "kind": "at_least", "threshold": 0.6}]),
+     ["study 's1'", "claims", "duplicate", "'c'"]),
+]  # fmt: skip
+
+
+def test_base_config_is_valid():
+    cfg = C.validate(copy.deepcopy(BASE))
+    assert cfg.studies["s1"].n_runs() == 4
+
+
+@pytest.mark.parametrize("name, fn, fragments", CASES, ids=[c[0] for c in CASES])
+def test_bad_config_is_one_line_naming_study_and_key(name, fn, fragments):
+    with pytest.raises(C.ConfigError) as info:
+        C.validate(mutate(fn))
+    msg = str(info.value)
+    assert "\n" not in msg and "\r" not in msg, msg
+    assert len(msg) < 400, msg
+    for fragment in fragments:
+        assert fragment in msg, f"{fragment!r} not in {msg!r}"
+
+
+def test_config_files_of_the_project_are_valid_and_round_trip():
+    from ablation.verify import runs_config
+
+    for name in ("config.yaml", "smoke.yaml"):
+        cfg = C.load(REPO / "config" / name)
+        runs = {n: [(r.run_id, r.settings) for r in s.runs()] for n, s in cfg.studies.items()}
+        # passed on as JSON (the verify rule passes runs_config): the same runs, the same folders
+        for raw in (cfg.raw, runs_config(cfg)):
+            again = C.validate(json.loads(json.dumps(raw, default=str)))
+            assert {n: [(r.run_id, r.settings) for r in s.runs()] for n, s in again.studies.items()} == runs
+
+
+def test_random_corruption_gives_config_error_never_a_crash():
+    """Junk values at random places of the smoke config: ConfigError (one line) or a valid config."""
+    smoke = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
+    junk = [None, True, -1, 0, 2.5, float("nan"), "", "x", [], {}, [1, 1], {"a": 1}, ["none"], 10**30, (1,)]
+    rng = random.Random(6)
+    caught = 0
+    for _ in range(300):
+        cfg = copy.deepcopy(smoke)
+        node, path = cfg, []
+        while isinstance(node, (dict, list)) and node and rng.random() < 0.8:
+            key = rng.choice(list(node) if isinstance(node, dict) else range(len(node)))
+            if not isinstance(node[key], (dict, list)) or not node[key]:
+                break
+            node, path = node[key], [*path, key]
+        if isinstance(node, dict):
+            key = rng.choice([*node, "bogus"]) if node else "bogus"
+        elif isinstance(node, list):
+            key = rng.randrange(len(node))
+        else:
+            continue
+        node[key] = rng.choice(junk)
+        try:
+            C.validate(cfg)
+        except C.ConfigError as exc:
+            assert "\n" not in str(exc), (path, key, str(exc))
+            caught += 1
+    assert caught > 200
+
+
+# ---------------------------------------------------------------- loading files
+
+
+def write(tmp_path, text, name="bad.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    "text, fragments",
+    [
+        ("studies: !!python/object/apply:os.system ['touch {sentinel}']\n", ["unsafe or unknown tag", "line 1"]),
+        ("studies: !!python/name:os.system\n", ["unsafe or unknown tag", "python/name:os.system"]),
+        ("- a\n- b\n", ["must be a mapping", "got a list"]),
+        ("just text\n", ["must be a mapping", "got a string"]),
+        ("", ["is empty"]),
+        ("studies: {s: [\n", ["not valid safe YAML", "line 2"]),
+        ("studies:\n  s:\n    seeds: [0]\n  s:\n    seeds: [1]\n", ["duplicate key 's'", "line 4"]),
+        ("studies:\n\ts: {}\n", ["not valid safe YAML"]),
+    ],
+    ids=["unsafe-apply", "unsafe-name", "list", "string", "empty", "broken", "duplicate-key", "tab"],
+)
+def test_load_refuses_bad_files_in_one_line(tmp_path, text, fragments):
+    sentinel = tmp_path / "executed"
+    path = write(tmp_path, text.replace("{sentinel}", str(sentinel)))
+    for loader in (C.load_yaml, C.load):
+        with pytest.raises(C.ConfigError) as info:
+            loader(path)
+        msg = str(info.value)
+        assert "\n" not in msg and msg.startswith(f"config file {path}:"), msg
+        for fragment in fragments:
+            assert fragment in msg, msg
+    assert not sentinel.exists(), "an unsafe tag was executed"
+
+
+def test_load_refuses_missing_file_and_folder(tmp_path):
+    with pytest.raises(C.ConfigError, match=r"^config file .*nope\.yaml: not found$"):
+        C.load(tmp_path / "nope.yaml")
+    with pytest.raises(C.ConfigError, match="it is a folder"):
+        C.load(tmp_path)
+
+
+def test_command_line_checks_files(tmp_path, capsys):
+    good = write(tmp_path, yaml.safe_dump(BASE), "good.yaml")
+    bad = write(tmp_path, "studies:\n  s1: {seeds: [0]}\n  s1: {seeds: [1]}\n", "dup.yaml")
+    assert C.main([str(good)]) == 0
+    assert f"{good}: ok (1 studies, 4 runs)" in capsys.readouterr().out
+    assert C.main([str(good), str(bad), str(tmp_path / "missing.yaml")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"config error: config file {bad}: not valid safe YAML: line 3, column 3: duplicate key 's1'"
+        " (the later value would silently win)",
+        f"config error: config file {tmp_path / 'missing.yaml'}: not found",
+    ]
+
+
+def test_load_validates(tmp_path):
+    path = write(tmp_path, yaml.safe_dump(mutate(lambda c: study(c)["fixed"].update(heads=3))))
+    with pytest.raises(C.ConfigError, match=r"^study 's1': fixed.heads: heads=3 does not divide d_model=8"):
+        C.load(path)
+    assert C.load(write(tmp_path, yaml.safe_dump(BASE), "good.yaml")).studies["s1"].n_runs() == 4
+
+
+# ---------------------------------------------------------------- through Snakemake
+
+
+def _yaml(fn):
+    return yaml.safe_dump(mutate(fn), sort_keys=False)
+
+
+# (id, config file text or None for a missing file, a line of stderr must contain all of these);
+# the unknown-key typo is run through Snakemake by test_workflow.py
+SNAKEMAKE_CASES = [
+    ("heads", _yaml(lambda c: study(c)["fixed"].update(heads=3)),
+     ["config error: study 's1': fixed.heads: heads=3 does not divide d_model=8"]),
+    ("study-name", _yaml(rename_study("../x")), ["config error: studies: study name '../x' is not a safe folder name"]),
+    ("python-name", _yaml(lambda c: None) + "verify: !!python/name:os.system\n",
+     ["config error: verify:", "not plain data"]),
+    # refused by Snakemake's own loader before the Snakefile runs (its messages, quoted in the docstring)
+    ("unsafe-tag", "studies: !!python/object/apply:os.system ['touch {sentinel}']\n",
+     ["Config file is not valid JSON or YAML"]),
+    ("not-mapping", "- s1\n- s2\n", ["Config file must be given as JSON or YAML with keys at top level"]),
+    ("missing", None, ["No such file or directory", "config/bad.yaml"]),
+]  # fmt: skip
+
+
+def _run_bad_config(tmp_path, case):
+    name, text, fragments = case
+    work = copy_project(tmp_path / name)
+    sentinel = tmp_path / f"{name}.executed"
+    if text is not None:
+        (work / "config" / "bad.yaml").write_text(text.replace("{sentinel}", str(sentinel)))
+    proc = snakemake(work, "--cores", "1", "--configfile", "config/bad.yaml", check=False, timeout=300)
+    return work, sentinel, proc
+
+
+def test_bad_configs_stop_snakemake_before_any_job(tmp_path):
+    """Each case in a real Snakemake (run concurrently): exit 1, a line naming the problem, empty results/."""
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda case: _run_bad_config(tmp_path, case), SNAKEMAKE_CASES))
+    for (name, _, fragments), (work, sentinel, proc) in zip(SNAKEMAKE_CASES, results):
+        out = proc.stdout + proc.stderr
+        assert proc.returncode == 1, (name, out)
+        assert any(all(f in line for f in fragments) for line in out.splitlines()), (name, out)
+        errors = [line for line in out.splitlines() if line.startswith("config error:")]
+        if fragments[0].startswith("config error:"):
+            assert len(errors) == 1, (name, out)  # our message: exactly one line
+        assert not any((work / "results").iterdir()), (name, list((work / "results").rglob("*")))
+        assert not sentinel.exists(), f"{name}: an unsafe tag was executed"
+        assert "Job stats" not in out and "rule train" not in out, (name, out)

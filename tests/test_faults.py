@@ -1,0 +1,464 @@
+"""Faults: nothing lost, nothing half-written.
+
+- every writer of scripts/ablation goes through the atomic writers of ablation.io;
+- aggregation refuses a truncated or corrupt per-run file, naming it (Python level and in Snakemake);
+- a run that diverges is recorded as diverged, counted in the summary and the report, and the rest
+  of the DAG completes; a second Snakemake started in the same folder meanwhile is refused by the
+  lock and the first is unharmed (one tiny real run serves both);
+- provenance.json holds what is needed to reproduce a run;
+- (slow) SIGKILL of the whole run at random moments, then resuming, gives results identical to an
+  uninterrupted run, with no truncated file.
+
+Resuming after a hard kill (SIGKILL, power loss, lost node) is:
+
+    snakemake --unlock --configfile config/smoke.yaml   # the killed run left its lock behind
+    snakemake --cores 2 --configfile config/smoke.yaml  # re-runs incomplete jobs (profile: rerun-incomplete)
+"""
+
+import ast
+import csv
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pandas as pd
+import psutil
+import pytest
+import yaml
+
+from ablation import aggregate, io
+from ablation import config as C
+from conftest import BIN, REPO, copy_project, snakemake
+
+SMOKE = C.load(REPO / "config" / "smoke.yaml")
+TIMING_COLUMNS = {"train_seconds"}
+LOCKED = "Directory cannot be locked"
+
+
+# ---------------------------------------------------------------- atomic writes
+
+
+def non_atomic_writers(folder: Path) -> list[str]:
+    """Calls in folder/*.py (io.py aside) that write a file other than through ablation.io."""
+    offenders = []
+    for path in sorted(folder.glob("*.py")):
+        if path.name == "io.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            owner = getattr(func.value, "id", "") if isinstance(func, ast.Attribute) else ""
+            if name == "open" and owner in ("", "io", "os", "gzip"):
+                mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
+                text = mode.value if isinstance(mode, ast.Constant) else "r" if mode is None else "?"
+                if any(m in text for m in "wax+?"):
+                    offenders.append(f"{path.name}:{node.lineno}: open(..., {text!r})")
+            elif name in ("write_text", "write_bytes", "to_csv", "to_json", "to_parquet", "to_excel", "savefig",
+                          "dump", "safe_dump", "save", "replace", "rename", "copy", "copyfile") and owner != "io":
+                first = node.args[0] if node.args else None
+                first_name = first.id if isinstance(first, ast.Name) else ""
+                if name == "savefig" and "buf" in first_name:
+                    continue  # into a BytesIO, then io.write_bytes
+                if name == "to_csv" and first_name == "fh":
+                    continue  # into an io.atomic_open handle
+                if name.startswith("to_") and first is None and not any(k.arg == "path_or_buf" for k in node.keywords):
+                    continue  # no path: returns a string
+                if name in ("dump", "safe_dump") and len(node.args) < 2 and all(k.arg != "stream" for k in node.keywords):
+                    continue  # no stream: returns a string
+                if name in ("replace", "copy") and owner not in ("os", "shutil"):
+                    continue  # str.replace, dict.copy, ...
+                offenders.append(f"{path.name}:{node.lineno}: {owner + '.' if owner else ''}{name}(...)")
+    return offenders
+
+
+def test_every_writer_uses_the_atomic_writers(tmp_path):
+    offenders = non_atomic_writers(REPO / "scripts" / "ablation")
+    assert not offenders, "non-atomic writers:\n" + "\n".join(offenders)
+    # the audit itself finds the usual ways
+    (tmp_path / "bad.py").write_text(
+        "import json, shutil\nopen(p, 'w')\nopen(p, mode='ab')\njson.dump(x, fh)\npath.write_text('x')\n"
+        "df.to_csv(path)\nfig.savefig(path)\nshutil.copy(a, b)\ntorch.save(m, p)\nopen(p)\njson.dumps(x)\n"
+    )
+    assert [o.split(":")[1] for o in non_atomic_writers(tmp_path)] == [str(i) for i in range(2, 10)]
+
+
+def test_atomic_write_leaves_old_file_when_interrupted(tmp_path):
+    target = tmp_path / "metrics.csv"
+    io.write_text(target, "old\n")
+    with pytest.raises(RuntimeError), io.atomic_open(target) as fh:
+        fh.write("new, half")
+        raise RuntimeError("killed")
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["metrics.csv"], "the temporary file is removed"
+
+
+# ---------------------------------------------------------------- corrupt per-run files
+
+
+@pytest.fixture()
+def lesson_runs(smoke_run, tmp_path):
+    """A private copy of the finished lesson study's run folders (the smoke run is shared)."""
+    work, _ = smoke_run
+    dest = tmp_path / "runs"
+    shutil.copytree(work / "results" / "lesson" / "runs", dest, symlinks=True)
+    study = SMOKE.studies["lesson"]
+    return study, dest, dest / study.runs()[0].run_id
+
+
+def _rewrite_metrics(path: Path, fn):
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    rows = fn(rows) or rows
+    io.write_csv(path, rows, list(rows[0]))
+
+
+CORRUPTIONS = {
+    "truncated-mid-row": (
+        lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) * 3 // 4]),
+        "truncated (no final newline)",
+    ),
+    "truncated-after-header": (
+        lambda p: p.write_text(p.read_text().splitlines()[0] + "\n"),
+        "expected exactly one row of metrics, found 0",
+    ),
+    "empty": (lambda p: p.write_text(""), "truncated"),
+    "missing-column": (
+        lambda p: _rewrite_metrics(p, lambda rows: [{k: v for k, v in r.items() if k != "test_acc"} for r in rows]),
+        "missing column(s) test_acc",
+    ),
+    "wrong-run-id": (
+        lambda p: _rewrite_metrics(p, lambda rows: [r | {"run_id": "pos_enc~none/seed~9"} for r in rows]),
+        "belongs to run 'pos_enc~none/seed~9'",
+    ),
+    "non-numeric-counts": (
+        lambda p: _rewrite_metrics(p, lambda rows: [r | {"test_correct": "twelve"} for r in rows]),
+        "test counts are not numbers",
+    ),
+    "inconsistent-accuracy": (
+        lambda p: _rewrite_metrics(p, lambda rows: [r | {"test_acc": "0.123"} for r in rows]),
+        "inconsistent test counts",
+    ),
+    "nan-count-of-a-finished-run": (
+        lambda p: _rewrite_metrics(p, lambda rows: [r | {"test_correct": "nan", "test_acc": "nan"} for r in rows]),
+        "test counts are NaN (nan/32, accuracy nan) but the run has status 'ok'",
+    ),
+    "fractional-count": (
+        lambda p: _rewrite_metrics(p, lambda rows: [r | {"test_correct": "12.5"} for r in rows]),
+        "is not a whole count",
+    ),
+    "extra-field": (lambda p: p.write_text(p.read_text().rstrip("\n") + ",surplus\n"), "wrong number of fields"),
+    "missing-file": (lambda p: p.unlink(), "missing"),
+}
+
+
+@pytest.mark.parametrize("kind", list(CORRUPTIONS))
+def test_aggregate_refuses_corrupt_metrics_naming_the_file(lesson_runs, kind, capsys):
+    study, runs_dir, run_dir = lesson_runs
+    corrupt, expected = CORRUPTIONS[kind]
+    corrupt(run_dir / "metrics.csv")
+    with pytest.raises(aggregate.CorruptRunFile) as info:
+        aggregate.aggregate(study, runs_dir)
+    assert str(run_dir / "metrics.csv") in str(info.value) and expected in str(info.value)
+    # the command line: exit 1, the file named, nothing written
+    out = runs_dir.parent / "summary.csv"
+    argv = ["--study-json", json.dumps(study.to_dict()), "--runs-dir", str(runs_dir), "--summary", str(out),
+            "--curves", str(runs_dir.parent / "curves.csv"), "--init-grads", str(runs_dir.parent / "g.csv")]  # fmt: skip
+    assert aggregate.main(argv) == 1
+    assert str(run_dir / "metrics.csv") in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_aggregate_accepts_a_diverged_run_without_test_counts(lesson_runs):
+    """A diverged run whose test logits are not finite has NaN counts: a result, not corruption."""
+    study, runs_dir, run_dir = lesson_runs
+    _rewrite_metrics(run_dir / "metrics.csv", lambda rows: [r | {"status": "diverged", "test_correct": "nan",
+                                                                 "test_acc": "nan"} for r in rows])  # fmt: skip
+    summary, _, _, _ = aggregate.aggregate(study, runs_dir)
+    assert [r["status"] for r in summary].count("diverged") == 1
+
+
+@pytest.mark.parametrize("name", ["curve.csv", "init_grads.csv"])
+def test_aggregate_refuses_truncated_curves(lesson_runs, name):
+    study, runs_dir, run_dir = lesson_runs
+    path = run_dir / name
+    path.write_bytes(path.read_bytes()[:-7])
+    with pytest.raises(aggregate.CorruptRunFile, match=re.escape(str(path)) + ": truncated"):
+        aggregate.aggregate(study, runs_dir)
+
+
+def test_snakemake_fails_naming_the_corrupt_file(smoke_run, tmp_path):
+    """A metrics.csv truncated after training: summarize (re-run for the newer input) fails, naming it."""
+    work = tmp_path / "work"
+    shutil.copytree(smoke_run[0], work, symlinks=True)
+    run = SMOKE.studies["lesson"].runs()[1]
+    rel = f"results/lesson/runs/{run.run_id}/metrics.csv"
+    before = (work / "results/lesson/summary.csv").read_bytes()
+    path = work / rel
+    path.write_bytes(path.read_bytes()[:-20])
+    # the target first: --configfile takes every following argument
+    proc = snakemake(work, "results/lesson/summary.csv", "--cores", "1", "--configfile", "config/smoke.yaml", check=False)
+    assert proc.returncode != 0
+    log = (work / "results/lesson/logs/summarize.log").read_text()
+    assert f"refusing corrupt run file: {rel}: truncated" in log
+    assert f"{rel}: truncated" in proc.stdout + proc.stderr  # show-failed-logs prints the log
+    # Snakemake removes the failed job's output: no stale summary claims to be up to date
+    assert not (work / "results/lesson/summary.csv").exists() or (work / "results/lesson/summary.csv").read_bytes() == before
+
+
+# ---------------------------------------------------------------- divergence, and a concurrent second run
+
+DIVERGING = {
+    "train_threads": 1,
+    "stats": {"n_resamples": 99},
+    "verify": {"sample": 1},
+    "defaults": {"n_train": 16, "n_test": 4, "d_model": 8, "heads": 2, "ff": 8, "head_hidden": 8, "epochs": 6},
+    "studies": {
+        # post-norm at lr 1e10 turns the loss non-finite within 2 steps (whatever the seed)
+        "div": {"fixed": {"arch": "encoder", "norm": "post", "depth": 2}, "factors": {"lr": [0.01, 1.0e10]},
+                "seeds": [0]},  # fmt: skip
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def diverging_run(tmp_path_factory):
+    """The tiny diverging config through the whole DAG; a second Snakemake is started while the first holds the lock."""
+    work = copy_project(tmp_path_factory.mktemp("diverging"))
+    (work / "config" / "div.yaml").write_text(yaml.safe_dump(DIVERGING, sort_keys=False))
+    cmd = [str(BIN / "snakemake"), "--cores", "2", "--configfile", "config/div.yaml"]
+    with open(work / "first.out", "w") as out:
+        first = subprocess.Popen(cmd, cwd=work, stdout=out, stderr=subprocess.STDOUT, text=True)
+        locks = work / ".snakemake" / "locks"
+        deadline = time.monotonic() + 300
+        while not (locks.is_dir() and any(locks.iterdir())):
+            assert first.poll() is None, "the first run ended before taking its lock"
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        second = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=300)
+        still_running = first.poll() is None
+        first.wait(timeout=600)
+    return work, first.returncode, (work / "first.out").read_text(), second, still_running
+
+
+def test_second_run_in_the_same_folder_is_refused_and_the_first_is_unharmed(diverging_run):
+    work, first_rc, first_out, second, still_running = diverging_run
+    assert still_running, "the second run must have been tried while the first was running"
+    assert second.returncode != 0
+    assert LOCKED in second.stdout + second.stderr
+    assert first_rc == 0, first_out[-3000:]
+    assert not (work / ".snakemake" / "locks").exists() or not any((work / ".snakemake" / "locks").iterdir())
+    assert (work / "reports" / "ablation_report.html").is_file()
+    # the first run's outputs are complete and recorded as such: no job left marked incomplete
+    incomplete = work / ".snakemake" / "incomplete"
+    assert not incomplete.exists() or not any(incomplete.iterdir())
+    assert "steps (100%) done" in first_out
+
+
+def test_diverged_run_is_recorded_and_counted(diverging_run):
+    work, first_rc, first_out, _, _ = diverging_run
+    assert first_rc == 0, first_out[-3000:]
+    runs = work / "results" / "div" / "runs"
+    diverged = pd.read_csv(runs / "lr~10000000000.0" / "seed~0" / "metrics.csv").iloc[0]
+    assert diverged["status"] == "diverged"
+    assert diverged["epochs_run"] < DIVERGING["defaults"]["epochs"]
+    assert pd.isna(diverged["test_acc"])
+    ok = pd.read_csv(runs / "lr~0.01" / "seed~0" / "metrics.csv").iloc[0]
+    assert ok["status"] == "ok" and ok["epochs_run"] == DIVERGING["defaults"]["epochs"]
+    summary = pd.read_csv(work / "results" / "div" / "summary.csv")
+    assert sorted(summary["status"]) == ["diverged", "ok"]
+    assert "(1 diverged)" in (work / "results" / "div" / "logs" / "summarize.log").read_text()
+    # the rest of the DAG completed: tables, figures, report
+    for rel in ("tables/cells.csv", "tables/stability.csv", "figures/learning_curves.png"):
+        assert (work / "results" / "div" / rel).stat().st_size > 0
+    cells = pd.read_csv(work / "results" / "div" / "tables" / "cells.csv")
+    assert cells["n_diverged"].sum() == 1
+    stability = pd.read_csv(work / "results" / "div" / "tables" / "stability.csv")
+    assert stability["diverged"].sum() == 1
+    html = (work / "reports" / "ablation_report.html").read_text()
+    assert "1 diverged (non-finite loss)" in html
+
+
+# ---------------------------------------------------------------- provenance
+
+
+def test_provenance_has_what_reproduction_needs(smoke_run):
+    work, _ = smoke_run
+    in_checkout = (REPO / ".git").exists() and shutil.which("git") is not None
+    for name, study in SMOKE.studies.items():
+        run = study.runs()[-1]
+        prov = json.loads((work / "results" / name / "runs" / run.run_id / "provenance.json").read_text())
+        assert prov["settings"] == run.settings.as_dict()  # resolved: every setting, defaults included
+        assert prov["seed"] == run.settings.seed and prov["data_seed"] == run.settings.effective_data_seed
+        assert "git_commit" in prov and "git_dirty" in prov  # None when the code is not in a git checkout
+        if in_checkout:  # the package's own repository (installed editable from it)
+            assert re.fullmatch(r"[0-9a-f]{40}", prov["git_commit"]) and isinstance(prov["git_dirty"], bool)
+        assert re.fullmatch(r"[0-9a-f]{64}", prov["code_sha256"])
+        for key in ("python", "torch", "numpy", "cpu_model", "hostname", "platform", "started_at"):
+            assert isinstance(prov[key], str) and prov[key], key
+        assert "cpu_capability" in prov
+        assert prov["torch_num_threads"] == SMOKE.train_threads and prov["torch_num_interop_threads"] >= 1
+        assert isinstance(prov["duration_seconds"], float) and prov["duration_seconds"] > 0
+        assert re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", prov["started_at"])
+
+
+# ---------------------------------------------------------------- kill and resume (slow)
+
+
+def _kill_everything(proc: subprocess.Popen) -> None:
+    """SIGKILL Snakemake, its jobs and anything they started, at once (a power cut)."""
+    try:
+        family = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        family = []
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    for p in family:
+        try:
+            p.kill()
+        except psutil.NoSuchProcess:
+            pass
+    proc.wait(timeout=60)
+    gone, alive = psutil.wait_procs(family, timeout=30)
+    assert not alive, f"survivors: {alive}"
+
+
+def _csv_rows(path: Path, delimiter=","):
+    text = path.read_text(encoding="utf-8")
+    assert text.endswith("\n"), f"{path}: truncated (no final newline)"
+    reader = csv.reader(text.splitlines(), delimiter=delimiter)
+    header = next(reader)
+    rows = list(reader)
+    assert all(len(r) == len(header) for r in rows), f"{path}: a row with the wrong number of fields"
+    return header, rows
+
+
+def _without(path: Path, drop=TIMING_COLUMNS):
+    with open(path, newline="") as fh:
+        return [{k: v for k, v in row.items() if k not in drop} for row in csv.DictReader(fh)]
+
+
+def _check_no_truncated_file(results: Path) -> list:
+    """Every CSV/TSV parses with its header, every JSON loads, every PNG is whole; returns leftover temp files."""
+    leftovers = []
+    for path in sorted(results.rglob("*")):
+        if not path.is_file():
+            continue
+        if path.name.endswith(".tmp"):
+            leftovers.append(path)
+        elif path.suffix == ".csv":
+            _csv_rows(path)
+        elif path.suffix == ".tsv":
+            _csv_rows(path, "\t")
+        elif path.suffix == ".json":
+            json.loads(path.read_text())
+        elif path.suffix == ".png":
+            data = path.read_bytes()
+            assert data.startswith(b"\x89PNG") and data.endswith(b"IEND\xaeB`\x82"), f"{path}: truncated PNG"
+    return leftovers
+
+
+def _run_for(proc: subprocess.Popen, seconds: float):
+    """Wait up to ``seconds`` for ``proc``; its exit code, or None while it still runs."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    return proc.poll()
+
+
+def _wait_until(proc: subprocess.Popen, condition, timeout: float = 900) -> bool:
+    """Poll until ``condition()`` holds (True) or ``proc`` ends (False)."""
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None:
+        if condition():
+            return True
+        assert time.monotonic() < deadline, "no progress"
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.slow
+def test_killed_run_resumes_to_identical_results(smoke_run, tmp_path):
+    """SIGKILL everything 3 times at random moments, resume with the documented commands each time;
+    the results equal the uninterrupted smoke run's and no file is truncated.
+
+    The moments are random (seeded) but tied to progress, so that they fall inside the work whatever
+    the machine's speed: twice while training runs (after a random number of finished runs, plus a
+    random fraction of a job), once after training, while studies are aggregated, analysed, plotted.
+    """
+    reference = smoke_run[0]
+    work = copy_project(tmp_path / "work")
+    results = work / "results"
+    run_cmd = [str(BIN / "snakemake"), "--cores", "2", "--configfile", "config/smoke.yaml"]
+    n_runs = sum(s.n_runs() for s in SMOKE.studies.values())
+    rng = random.Random(6)
+
+    def finished_runs():
+        return sum(1 for _ in results.rglob("metrics.csv"))
+
+    kill_points = [
+        (f"{(k := rng.randint(2, 12))} runs finished", lambda k=k: finished_runs() >= k, rng.uniform(0, 2)),
+        (f"{(k := rng.randint(20, 36))} runs finished", lambda k=k: finished_runs() >= k, rng.uniform(0, 2)),
+        ("the last run finished", lambda: finished_runs() >= n_runs, rng.uniform(0, 3)),  # aggregation, figures...
+    ]
+    kills, lock_refusals, incomplete_reruns, history = 0, 0, 0, []
+    for attempt in range(12):
+        out = work / f"attempt{attempt}.out"
+        with open(out, "w") as fh:
+            proc = subprocess.Popen(run_cmd, cwd=work, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+        if kills < len(kill_points):
+            what, condition, extra = kill_points[kills]
+            if _wait_until(proc, condition) and _run_for(proc, extra) is None:
+                state = f"{finished_runs()}/{n_runs} runs, {len(list(results.glob('*/summary.csv')))} summaries"
+                _kill_everything(proc)
+                kills += 1
+                history.append(f"killed {extra:.1f} s after {what} ({state})")
+                continue
+        rc = proc.wait(timeout=900)
+        text = out.read_text()
+        incomplete_reruns += text.count("reason: Incomplete output files")
+        if rc != 0 and LOCKED in text:  # the killed run's lock: remove it, as the message says
+            lock_refusals += 1
+            history.append("refused: lock left by the killed run -> snakemake --unlock")
+            snakemake(work, "--unlock", "--configfile", "config/smoke.yaml")
+            continue
+        assert rc == 0, text[-4000:]
+        history.append("completed")
+        break
+    print("\n".join(history), f"\njobs re-run for incomplete output: {incomplete_reruns}")
+    assert kills == 3 and history[-1] == "completed", history
+    assert lock_refusals >= 1, "a hard kill leaves Snakemake's lock: resuming needs --unlock first"
+
+    leftovers = _check_no_truncated_file(work / "results")
+    assert all(p.name.startswith(".") for p in leftovers), leftovers  # only atomic writers' temp files
+    print(f"leftover temp files of killed writers: {[str(p.relative_to(work)) for p in leftovers]}")
+
+    mismatches = []
+    for name, study in SMOKE.studies.items():
+        for run in study.runs():
+            rel = Path("results", name, "runs", run.run_id)
+            if _without(work / rel / "metrics.csv") != _without(reference / rel / "metrics.csv"):
+                mismatches.append(str(rel / "metrics.csv"))
+            for f in ("curve.csv", "init_grads.csv", "settings.json"):
+                if (work / rel / f).read_bytes() != (reference / rel / f).read_bytes():
+                    mismatches.append(str(rel / f))
+        rel = Path("results", name)
+        if _without(work / rel / "summary.csv") != _without(reference / rel / "summary.csv"):
+            mismatches.append(str(rel / "summary.csv"))
+        for f in ("curves.csv", "init_grads.csv"):
+            if (work / rel / f).read_bytes() != (reference / rel / f).read_bytes():
+                mismatches.append(str(rel / f))
+    if _without(work / "results/verify.csv") != _without(reference / "results/verify.csv"):
+        mismatches.append("results/verify.csv")
+    assert not mismatches, mismatches
+    assert (work / "reports" / "ablation_report.html").read_text().rstrip().endswith("</html>")
+    assert "Nothing to be done" in snakemake(work, "-n", "--configfile", "config/smoke.yaml").stdout
