@@ -20,6 +20,16 @@ envvars:
     "PATH",
 
 
+# Light jobs run on the submitting host under a cluster executor (workflow/profiles/slurm).
+localrules:
+    summarize,
+    analyze,
+    figures,
+    positional_encoding_figure,
+    implementation_checks,
+    report,
+
+
 # Jobs run `python`: the interpreter running Snakemake (the project's .venv), also on cluster nodes.
 os.environ["PATH"] = os.pathsep.join(
     [os.path.dirname(sys.executable), os.environ["PATH"]]

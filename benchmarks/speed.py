@@ -1,0 +1,88 @@
+"""Worker of benchmarks/run.py, section 3: our training loop against the naive reference, in one
+process at 1 thread, on identical settings and data.
+
+    python benchmarks/speed.py --combos combos.json --out speed.json [--repeats 2]
+
+combos.json: a list of partial settings (the schema's defaults fill the rest). For each, both
+implementations train on the same ablation.data.make_order_data data; the two are interleaved
+(naive first on even repeats, ours first on odd) and each keeps its fastest repeat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import naive  # noqa: E402
+
+from ablation import settings as S  # noqa: E402
+from ablation.data import make_order_data  # noqa: E402
+from ablation.train import train_run  # noqa: E402
+
+
+def _ours(s, data):
+    t0 = time.perf_counter()
+    r = train_run(s, threads=1, data=data)
+    return time.perf_counter() - t0, r.test_acc
+
+
+def _naive(s, data):
+    t0 = time.perf_counter()
+    acc = naive.train_eval(s, data)
+    return time.perf_counter() - t0, acc
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--combos", required=True, type=Path)
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--repeats", type=int, default=1, help="repeats of each (fastest kept)")
+    ap.add_argument("--short-repeats", type=int, default=3, help="repeats when one run takes < 3 s")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    combos = json.loads(args.combos.read_text())
+    # warm-up: first-call costs (lazy imports, kernel dispatch caches) are not per-run costs here
+    warm = S.from_dict({**combos[0], "epochs": 3})
+    _naive(warm, make_order_data(warm))
+    _ours(warm, make_order_data(warm))
+    rows = []
+    for combo in combos:
+        s = S.from_dict(combo)
+        data = make_order_data(s)
+        times = {"naive": [], "ours": []}
+        accs = {}
+        r = 0
+        while True:
+            order = ("naive", "ours") if r % 2 == 0 else ("ours", "naive")
+            for name in order:
+                t, acc = (_naive if name == "naive" else _ours)(s, data)
+                times[name].append(t)
+                accs[name] = acc
+            r += 1
+            wanted = args.short_repeats if max(min(v) for v in times.values()) < 3.0 else args.repeats
+            if r >= wanted:
+                break
+        row = {
+            "combo": combo,
+            "naive_s": min(times["naive"]),
+            "ours_s": min(times["ours"]),
+            "repeats": r,
+            "naive_acc": accs["naive"],
+            "ours_acc": accs["ours"],
+        }
+        row["speedup"] = row["naive_s"] / row["ours_s"]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    args.out.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
