@@ -4,6 +4,7 @@ training speed, scale, and where the per-job overhead goes.
 
     python benchmarks/run.py            # the full harness (~10-15 min on 2 cores); also `make bench`
     python benchmarks/run.py --quick    # a reduced version (smoke test; numbers not representative)
+    python benchmarks/run.py --render benchmarks/results.json   # re-render results.md only (no new numbers)
 
 Writes benchmarks/results.md and benchmarks/results.json (or into --out-dir). Every number in
 them is produced by this script, in one run. Sections:
@@ -729,6 +730,17 @@ def machine() -> dict:
     }
 
 
+def speed_summary(sp: dict) -> dict:
+    """Speed-ups by wall and (when recorded) CPU time; the goal is judged on CPU time if the machine was busy."""
+    out = {}
+    for basis, key in (("wall", "speedup"), ("cpu", "speedup_cpu")):
+        vals = [r[key] for r in sp["rows"] if key in r]
+        if vals and len(vals) == len(sp["rows"]):
+            out[basis] = {"min": min(vals), "max": max(vals), "median": statistics.median(vals)}
+    out["basis"] = "cpu" if sp["meter"]["busy"] and "cpu" in out else "wall"
+    return out
+
+
 def evaluate_goals(R: dict) -> list[dict]:
     S = R["sections"]
     goals = []
@@ -757,8 +769,14 @@ def evaluate_goals(R: dict) -> list[dict]:
         add("efficiency", None, None, "not run")
     sp = S.get("speed")
     if sp:
-        add("speed", sp["min_speedup"], sp["min_speedup"] >= 1.0,
-            f"{sp['min_speedup']:.2f}× (range {sp['min_speedup']:.2f}–{sp['max_speedup']:.2f}×)")  # fmt: skip
+        ss = speed_summary(sp)
+        b = ss["basis"]
+        other = "cpu" if b == "wall" else "wall"
+        shown = (f"{ss[b]['min']:.2f}× by {b} time (range {ss[b]['min']:.2f}–{ss[b]['max']:.2f}×)"
+                 + (f"; by {other} time {ss[other]['min']:.2f}–{ss[other]['max']:.2f}×" if ss.get(other) else ""))  # fmt: skip
+        if b == "cpu":
+            shown += " — judged on CPU time: the machine was busy"
+        add("speed", ss[b]["min"], ss[b]["min"] >= 1.0, shown)
     else:
         add("speed", None, None, "not run")
     sc = S.get("scale")
@@ -831,16 +849,16 @@ def render(R: dict) -> str:
         w(f"`benchmarks/bench.yaml`{' (reduced by --quick)' if R['quick'] else ''}: {e2e['n_runs']} runs "
           f"({', '.join(f'{k} {v}' for k, v in st['factors'].items())}; seeds {st['seeds']}; fixed {st['fixed']}; "
           f"{c['defaults']['epochs']} epochs, {c['defaults']['n_train']} train / {c['defaults']['n_test']} test).\n")  # fmt: skip
-        w("| | wall | Σ in-run seconds | conditions |")
-        w("| --- | --- | --- | --- |")
+        w("| | wall | CPU time (all its processes) | Σ in-run seconds | conditions |")
+        w("| --- | --- | --- | --- | --- |")
         w(f"| pipeline: `snakemake --cores {p['cores']}` → summary.csv ({p['n_jobs']} jobs) | {p['wall_s']:.1f} s | "
-          f"{p['sum_train_seconds']:.1f} s (train_seconds) | {meter_note(p['meter'])} |")  # fmt: skip
+          f"{p['meter']['own_cpu_s']:.1f} s | {p['sum_train_seconds']:.1f} s (train_seconds) | {meter_note(p['meter'])} |")  # fmt: skip
         w(f"| naive: benchmarks/naive.py, one process, {nv['threads']} torch threads | {nv['wall_s']:.1f} s | "
-          f"{nv['sum_run_seconds']:.1f} s | {meter_note(nv['meter'])} |")  # fmt: skip
+          f"{nv['meter']['own_cpu_s']:.1f} s | {nv['sum_run_seconds']:.1f} s | {meter_note(nv['meter'])} |")  # fmt: skip
         z = e2e.get("pipeline_zygote") or {}
         if "wall_s" in z:
-            w(f"| experiment: pipeline with the fork server | {z['wall_s']:.1f} s | {z['sum_train_seconds']:.1f} s | "
-              f"{meter_note(z['meter'])} |")  # fmt: skip
+            w(f"| experiment: pipeline with the fork server | {z['wall_s']:.1f} s | {z['meter']['own_cpu_s']:.1f} s | "
+              f"{z['sum_train_seconds']:.1f} s | {meter_note(z['meter'])} |")  # fmt: skip
         w(f"\n**Ratio pipeline ÷ naive: {e2e['ratio']:.2f}**" +
           (f"; with the fork server {z['wall_s'] / nv['wall_s']:.2f}" if "wall_s" in z else "") + ".\n")  # fmt: skip
         a = e2e["agreement"]
@@ -884,16 +902,24 @@ def render(R: dict) -> str:
     sp = S.get("speed")
     w("\n## 3. Training speed (ours vs naive, in-process, 1 thread)\n")
     if sp:
-        w(f"Speed-up naive ÷ ours: **{sp['min_speedup']:.2f}× – {sp['max_speedup']:.2f}×** (median "
-          f"{sp['median_speedup']:.2f}×) over {len(sp['rows'])} combinations; Σ naive {sp['sum_naive_s']:.1f} s, "
-          f"Σ ours {sp['sum_ours_s']:.1f} s. {meter_note(sp['meter'])}.\n")  # fmt: skip
-        w("| arch | depth | heads | seq_len | norm | epochs | naive | ours | speed-up | acc naive / ours |")
-        w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        ss = speed_summary(sp)
+        wl = ss["wall"]
+        w(f"Speed-up naive ÷ ours by wall time: **{wl['min']:.2f}× – {wl['max']:.2f}×** (median {wl['median']:.2f}×) "
+          f"over {len(sp['rows'])} combinations; Σ naive {sp['sum_naive_s']:.1f} s, Σ ours {sp['sum_ours_s']:.1f} s. "
+          + (f"By CPU time (time.process_time of the worker): **{ss['cpu']['min']:.2f}× – {ss['cpu']['max']:.2f}×** "
+             f"(median {ss['cpu']['median']:.2f}×). " if ss.get("cpu") else "")
+          + f"{meter_note(sp['meter'])}.\n")  # fmt: skip
+        has_cpu = bool(ss.get("cpu"))
+        w("| arch | depth | heads | seq_len | norm | epochs | naive | ours | speed-up |"
+          + (" CPU naive | CPU ours | speed-up (CPU) |" if has_cpu else "") + " acc naive / ours |")  # fmt: skip
+        w("|" + " --- |" * (13 if has_cpu else 10))
         for r in sp["rows"]:
             c = r["combo"]
+            cpu_cells = (f" {r['naive_cpu_s']:.2f} s | {r['ours_cpu_s']:.2f} s | {r['speedup_cpu']:.2f}× |"
+                         if has_cpu else "")  # fmt: skip
             w(f"| {c['arch']} | {c.get('depth', '–') if c['arch'] == 'encoder' else '–'} | {c['heads']} | {c['seq_len']} | "
               f"{c.get('norm', '–') if c['arch'] == 'encoder' else '–'} | {c.get('epochs', 300)} | {r['naive_s']:.2f} s | "
-              f"{r['ours_s']:.2f} s | {r['speedup']:.2f}× | {r['naive_acc']:.3f} / {r['ours_acc']:.3f} |")  # fmt: skip
+              f"{r['ours_s']:.2f} s | {r['speedup']:.2f}× |{cpu_cells} {r['naive_acc']:.3f} / {r['ours_acc']:.3f} |")  # fmt: skip
         w("\nEach time is the fastest of its repeats (3 when a run takes < 3 s, else 1), ours and naive "
           "interleaved; both get the same data; ours includes what train_run records (curve, gradient "
           "norms, final evaluation, parameter hash).")  # fmt: skip
@@ -1049,7 +1075,18 @@ def main(argv=None) -> int:
     ap.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated subset of {','.join(SECTIONS)}")
     ap.add_argument("--no-zygote", action="store_true", help="skip the fork-server pipeline run")
     ap.add_argument("--keep", action="store_true", help="keep the temporary work folder")
+    ap.add_argument("--render", type=Path, metavar="RESULTS_JSON",
+                    help="only re-render results.md (into --out-dir) from an earlier run's results.json")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.render:
+        R = json.loads(args.render.read_text())
+        R["goals"] = evaluate_goals(R)
+        R["notes"] = notes(R)
+        args.out_dir.mkdir(parents=True, exist_ok=True)
+        (args.out_dir / "results.json").write_text(json.dumps(R, indent=1, default=str) + "\n")
+        (args.out_dir / "results.md").write_text(render(R))
+        log(f"re-rendered {args.out_dir / 'results.md'} from {args.render}")
+        return 0
     wanted = [s.strip() for s in args.sections.split(",") if s.strip()]
     unknown = set(wanted) - set(SECTIONS)
     if unknown:
