@@ -12,8 +12,6 @@ rule train:
         "results/{study}/logs/train/{run}.log",
     benchmark:
         "results/{study}/benchmarks/train/{run}.tsv"
-    group:
-        "train"
     conda:
         "../../environment.yml"
     threads: CFG.train_threads
