@@ -49,7 +49,7 @@ lint: venv
 verify: venv
 	$(SNAKEMAKE) --cores $(CORES) --configfile $(CONFIG) --forcerun verify
 
-## The benchmark harness (issue 5): writes benchmarks/results.md and results.json (~15 min on 2 cores).
+## The benchmark harness (issue 5): writes benchmarks/results.md and results.json (~20 min on 2 cores).
 bench: venv
 	$(BIN)/python benchmarks/run.py
 

@@ -65,15 +65,15 @@ def main(argv=None) -> int:
 
     res["git_state_s"] = best(provenance.git_state, args.repeats)
     res["code_sha256_s"] = best(provenance.code_sha256, args.repeats)
-    res["provenance_collect_s"] = best(
-        lambda: provenance.collect(tiny, result.started_at, 1.0, "cpu"), args.repeats
-    )
+    res["provenance_collect_s"] = best(lambda: provenance.collect(tiny, result.started_at, 1.0, "cpu"), args.repeats)
     with tempfile.TemporaryDirectory() as tmp:
         res["write_outputs_s"] = best(lambda: train.write_outputs(result, Path(tmp) / "run", "s", "r"), args.repeats)
         full = S.from_dict({})  # 300 epochs: the curve.csv of a real run
         big = train.RunResult(**{**result.__dict__, "settings": full,
                                  "curve": result.curve * (full.epochs // max(1, len(result.curve)))})  # fmt: skip
-        res["write_outputs_300_epochs_s"] = best(lambda: train.write_outputs(big, Path(tmp) / "big", "s", "r"), args.repeats)
+        res["write_outputs_300_epochs_s"] = best(
+            lambda: train.write_outputs(big, Path(tmp) / "big", "s", "r"), args.repeats
+        )
     args.out.write_text(json.dumps(res, indent=1))
     return 0
 

@@ -83,7 +83,9 @@ def write_study(study, runs_dir: Path, rng, pool_size: int = 40) -> int:
         prov = {**prov_template, "settings": s.as_dict(), "seed": s.seed, "data_seed": s.effective_data_seed,
                 "study": study.name, "run_id": run.run_id, "threads": 1}  # fmt: skip
         (d / "provenance.json").write_text(json.dumps(prov, indent=2, sort_keys=True, default=str) + "\n")
-        (d / "metrics.csv").write_text(_csv_text([[row.get(f, "") if row.get(f) is not None else "" for f in fields]], fields))
+        (d / "metrics.csv").write_text(
+            _csv_text([[row.get(f, "") if row.get(f) is not None else "" for f in fields]], fields)
+        )
         n += 1
     return n
 
