@@ -2,8 +2,10 @@
 
 import csv
 import itertools
+import json
 import re
 import zipfile
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -106,6 +108,21 @@ def test_no_positional_encoding_is_exactly_at_chance(smoke_run):
         assert len(blind) > 0
         pair = 2 / blind["test_total"]
         assert ((blind["test_acc"] - 0.5).abs() <= pair + 1e-12).all(), blind[["run_id", "test_acc"]]
+
+
+def test_local_training_jobs_ran_in_the_fork_server_which_is_gone(smoke_run):
+    work, proc = smoke_run
+    launchers = {
+        json.loads(path.read_text())["launcher"] for path in (work / "results").glob("*/runs/**/provenance.json")
+    }
+    assert launchers == {"fork-server"}
+    address = re.search(r"ablation\.forkserver, (\S+)\)", proc.stdout + proc.stderr).group(1)
+    assert not Path(address).parent.exists()  # onsuccess removed the socket's folder ...
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):  # ... and stopped the server
+        try:
+            assert address not in cmdline.read_bytes().decode(errors="replace"), cmdline
+        except OSError:
+            continue
 
 
 def test_second_run_has_nothing_to_do(smoke_run):

@@ -89,6 +89,7 @@ def collect(settings, started_at: str, duration_seconds: float, device: str) -> 
         "torch": torch.__version__,
         "numpy": np.__version__,
         "device": device,
+        "launcher": os.environ.get("ABLATION_LAUNCHER", "process"),  # or "fork-server" (ablation.forkserver)
         "torch_num_threads": torch.get_num_threads(),
         "torch_num_interop_threads": torch.get_num_interop_threads(),
         "cpu_capability": cpu_capability,

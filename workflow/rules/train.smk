@@ -1,4 +1,6 @@
 # Stage 1: one training job per (study, factor combination, seed).
+# `ablation.forkserver train` = `ablation.train`, forked from a server that imported torch once
+# (started by the onstart hook in the Snakefile when jobs run locally; see its docstring).
 
 
 rule train:
@@ -21,5 +23,5 @@ rule train:
         settings=run_settings_json,
         outdir=lambda wildcards, output: os.path.dirname(output.metrics),
     shell:
-        "python -m ablation.train --settings {params.settings:q} --outdir {params.outdir:q}"
+        "python -m ablation.forkserver train --settings {params.settings:q} --outdir {params.outdir:q}"
         " --threads {threads} --study {wildcards.study} --run-id {wildcards.run:q} > {log:q} 2>&1"

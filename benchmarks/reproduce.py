@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""How long the README's main command takes: `make reproduce` in a fresh clone, timed and checked.
+
+    python3 benchmarks/reproduce.py                 # clone HEAD into a temp folder, `make reproduce` there
+    python3 benchmarks/reproduce.py --config config/smoke.yaml --out-dir /tmp/r   # a quick trial
+
+Writes benchmarks/reproduce.md (and reproduce.json): wall time of building .venv and of the pipeline,
+the machine (CPU, cores) and how busy it was meanwhile (other processes' share of the CPU), the number
+of runs per study, the sum of in-run training seconds, and the claim verdicts of the finished report —
+so the README's reproduction time is always a measured number. Standard library only (it runs before
+.venv exists). Uses the committed HEAD: uncommitted changes are not measured (the output says so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+
+def cpu_jiffies() -> tuple[int, int]:
+    """(busy, total) CPU jiffies of the whole machine since boot."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return sum(fields) - idle, sum(fields)
+
+
+class Meter:
+    """Wall time, our children's CPU seconds, and the CPU used by everything else meanwhile."""
+
+    def __enter__(self):
+        self.load0 = os.getloadavg()[0]
+        self.busy0, self.total0 = cpu_jiffies()
+        self.child0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.t0 = time.monotonic()
+        return self
+
+    def __exit__(self, *exc):
+        self.wall = time.monotonic() - self.t0
+        busy1, total1 = cpu_jiffies()
+        child1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        hz = os.sysconf("SC_CLK_TCK")
+        self.our_cpu = (child1.ru_utime - self.child0.ru_utime) + (child1.ru_stime - self.child0.ru_stime)
+        machine_cpu = (busy1 - self.busy0) / hz
+        capacity = (total1 - self.total0) / hz
+        self.other_cpu = max(0.0, machine_cpu - self.our_cpu)
+        self.other_share = self.other_cpu / capacity if capacity else 0.0
+        self.load1 = os.getloadavg()[0]
+
+    def record(self) -> dict:
+        return {"wall_s": round(self.wall, 1), "cpu_s": round(self.our_cpu, 1), "other_cpu_s": round(self.other_cpu, 1),
+                "other_share": round(self.other_share, 3), "load_before": self.load0, "load_after": self.load1}  # fmt: skip
+
+
+def sh(cmd: list[str], cwd: Path, log: Path) -> int:
+    with log.open("a") as fh:
+        fh.write(f"\n$ {' '.join(cmd)}\n")
+        fh.flush()
+        return subprocess.run(cmd, cwd=cwd, stdout=fh, stderr=subprocess.STDOUT).returncode
+
+
+def cpu_model() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def read_csv(path: Path) -> list[dict]:
+    with path.open(newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def collect_results(work: Path) -> dict:
+    studies = {}
+    for summary in sorted(work.glob("results/*/summary.csv")):
+        rows = read_csv(summary)
+        claims_csv = summary.parent / "tables" / "claims.csv"
+        claims = read_csv(claims_csv) if claims_csv.is_file() else []
+        studies[summary.parent.name] = {
+            "runs": len(rows),
+            "ok": sum(r["status"] == "ok" for r in rows),
+            "diverged": sum(r["status"] == "diverged" for r in rows),
+            "sum_train_seconds": round(sum(float(r["train_seconds"]) for r in rows), 1),
+            "claims": [{"id": c["id"], "verdict": c["verdict"], "detail": c["detail"]} for c in claims],
+        }
+    return studies
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--config", default="config/config.yaml", help="CONFIG passed to make (default: the default one)")
+    ap.add_argument("--out-dir", type=Path, default=HERE, help="where reproduce.md/.json go (default: benchmarks/)")
+    ap.add_argument("--keep", action="store_true", help="keep the clone (its path is printed)")
+    args = ap.parse_args(argv)
+
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()  # fmt: skip
+    dirty = bool(subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True).stdout.strip())  # fmt: skip
+    tmp = Path(tempfile.mkdtemp(prefix="reproduce-"))
+    work = tmp / "clone"
+    log = tmp / "reproduce.log"
+    print(f"reproduce: cloning {head} into {work}; log {log}", flush=True)
+    subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(REPO), str(work)], check=True)
+    py = shutil.which("python3.11") or sys.executable
+    rec = {"started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+           "commit": head, "uncommitted_changes_not_measured": dirty, "config": args.config,
+           "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "platform": platform.platform(),
+                       "python": platform.python_version()}}  # fmt: skip
+    with Meter() as venv:
+        rc = sh(["make", "venv", f"PYTHON={py}"], work, log)
+    rec["venv"] = venv.record() | {"rc": rc}
+    if rc == 0:
+        with Meter() as pipe:
+            rc = sh(["make", "reproduce", f"CONFIG={args.config}"], work, log)
+        rec["pipeline"] = pipe.record() | {"rc": rc}
+    rec["report_exists"] = (work / "reports" / "ablation_report.html").is_file()
+    rec["studies"] = collect_results(work)
+    rec["ok"] = rc == 0 and rec["report_exists"]
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    (args.out_dir / "reproduce.json").write_text(json.dumps(rec, indent=1) + "\n")
+    (args.out_dir / "reproduce.md").write_text(render(rec))
+    print((args.out_dir / "reproduce.md").read_text())
+    if not rec["ok"]:
+        print(f"reproduce: FAILED (exit {rc}); see {log}", file=sys.stderr)
+    if args.keep or not rec["ok"]:
+        print(f"reproduce: kept {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if rec["ok"] else 1
+
+
+def busy(m: dict) -> str:
+    flag = " **(busy: timings inflated)**" if m["other_share"] > 0.10 else ""
+    return (f"load {m['load_before']:.1f}→{m['load_after']:.1f}, other processes used "
+            f"{100 * m['other_share']:.0f} % of the CPU{flag}")  # fmt: skip
+
+
+def render(rec: dict) -> str:
+    m = rec["machine"]
+    out = ["# Reproduction time", "",
+           f"Produced by `python3 benchmarks/reproduce.py` on {rec['started']}: a fresh `git clone` of commit "
+           f"{rec['commit']}, then the README's command `make reproduce` (CONFIG={rec['config']}). "
+           "Do not edit by hand: re-run the script.", "",
+           f"- Machine: {m['cpu']}, {m['cores']} cores; {m['platform']}; Python {m['python']}"]  # fmt: skip
+    if rec["uncommitted_changes_not_measured"]:
+        out.append("- Note: the working tree had uncommitted changes; they were not part of the measured clone.")
+    out += ["", "| step | wall | CPU time | conditions |", "| --- | --- | --- | --- |"]
+    v = rec["venv"]
+    out.append(f"| `make venv` (.venv from requirements.txt) | {v['wall_s'] / 60:.1f} min | {v['cpu_s']:.0f} s | {busy(v)} |")
+    p = rec.get("pipeline")
+    if p:
+        out.append(f"| `make reproduce` (every study, report) | **{p['wall_s'] / 60:.1f} min** | {p['cpu_s']:.0f} s | "
+                   f"{busy(p)} |")  # fmt: skip
+        out.append(f"| total | **{(v['wall_s'] + p['wall_s']) / 60:.1f} min** | | |")
+    out += ["", f"Finished: {'yes' if rec['ok'] else 'NO'}; report written: {'yes' if rec['report_exists'] else 'no'}.",
+            "", "| study | runs | ok | diverged | Σ training seconds |", "| --- | --- | --- | --- | --- |"]  # fmt: skip
+    for name, s in rec["studies"].items():
+        out.append(f"| {name} | {s['runs']} | {s['ok']} | {s['diverged']} | {s['sum_train_seconds']:.0f} s |")
+    out += ["", "## Claim verdicts of this reproduction", "", "| study | claim | verdict | numbers |",
+            "| --- | --- | --- | --- |"]  # fmt: skip
+    for name, s in rec["studies"].items():
+        for c in s["claims"]:
+            out.append(f"| {name} | {c['id']} | {c['verdict']} | {c['detail'].replace('|', '/')} |")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

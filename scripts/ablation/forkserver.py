@@ -1,0 +1,277 @@
+"""A fork server for training jobs: import torch once per Snakemake run, not once per job.
+
+A training job's work is seconds; starting ``python -m ablation.train`` costs ~2.5 s on top of it,
+almost all of it ``import torch`` (benchmarks/results.md, section 5). So, when Snakemake runs jobs on
+this machine, the workflow's ``onstart`` hook starts one server process that imports torch and
+``ablation.train`` and waits on a Unix socket; each train job's shell command is
+
+    python -m ablation.forkserver train --settings ... --outdir ...   # same arguments as ablation.train
+
+which, when ``$ABLATION_FORK_SERVER`` names a live server, sends its arguments, working folder,
+environment and its three standard file descriptors (so ``> {log} 2>&1`` works as before) and waits
+for the exit status; the server forks a child that runs ``ablation.train.main`` exactly as a fresh
+process would (same seeds, same thread settings: results are bit-identical; tests/test_forkserver.py).
+Without a server (variable unset or empty, the server gone, a cluster node) the command trains in
+its own process: the fork server only ever changes speed, never results.
+
+Lifetime: the server exits when Snakemake (its parent) exits, or on SIGTERM (the ``onsuccess``/
+``onerror`` hooks). A child exits as soon as its client does (Snakemake killing a job kills the
+training with it). Safety of fork: the server never runs a torch operation, so no thread pool exists
+when it forks; each child sets its own thread counts. Set ``ABLATION_FORK_SERVER=0`` in the
+environment to switch it off (``make reproduce ABLATION_FORK_SERVER=0`` works too).
+
+What it changes for you: a job's ``benchmark:`` file measures the small client process, not the
+training (its time is ``train_seconds`` in metrics.csv and ``duration_seconds`` in provenance.json,
+whose ``launcher`` field says how the run was started).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+import sys
+
+ENV_VAR = "ABLATION_FORK_SERVER"
+_LEN = struct.Struct("!I")
+_STARTED = b"+"  # sent by a forked child before anything else: from then on the client must not fall back
+_TICK_S = 1.0  # how often the server reaps children and checks that its parent is alive
+
+
+# ----------------------------------------------------------------------------- protocol
+
+
+def _recv_exact(conn: socket.socket, n: int, buf: bytes = b"") -> bytes:
+    while len(buf) < n:
+        chunk = conn.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("peer closed the connection")
+        buf += chunk
+    return buf
+
+
+def _send_request(conn: socket.socket, request: dict) -> None:
+    payload = json.dumps(request).encode()
+    # the descriptors ride on the first segment
+    socket.send_fds(conn, [_LEN.pack(len(payload)) + payload], [0, 1, 2])
+
+
+def _recv_request(conn: socket.socket) -> tuple[dict, list[int]]:
+    msg, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+    try:
+        msg = _recv_exact(conn, _LEN.size, msg)
+        (n,) = _LEN.unpack(msg[: _LEN.size])
+        body = _recv_exact(conn, n, msg[_LEN.size :])
+        return json.loads(body), fds
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+
+
+# ----------------------------------------------------------------------------- client
+
+
+def server_address() -> str | None:
+    """The socket of the fork server to use, or None (unset, empty or "0": train in this process)."""
+    value = os.environ.get(ENV_VAR, "")
+    return None if value in ("", "0") else value
+
+
+def _train_here(argv: list[str]) -> int:
+    from ablation import train
+
+    return train.main(argv)
+
+
+def client(argv: list[str]) -> int:
+    """Run ``ablation.train.main(argv)`` in the fork server if one is reachable, else in this process."""
+    address = server_address()
+    if address is None:
+        return _train_here(argv)
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(address)
+        _send_request(conn, {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)})
+        started = conn.recv(1) == _STARTED  # the forked child's first word
+    except OSError:
+        started = False
+    if not started:  # no server (gone, never there, a different machine): same work, just slower
+        conn.close()
+        return _train_here(argv)
+    try:
+        (status,) = _LEN.unpack(_recv_exact(conn, _LEN.size))
+    except (ConnectionError, OSError):
+        print(f"ablation.forkserver: the training process ended without an exit status ({address})", file=sys.stderr)
+        return 1
+    finally:
+        conn.close()
+    return status
+
+
+# ----------------------------------------------------------------------------- server
+
+
+def _child(conn: socket.socket, request: dict, fds: list[int]) -> int:
+    """In the forked child: become the client's process (fds, cwd, environment), then train."""
+    import threading
+    import traceback
+
+    conn.sendall(_STARTED)
+
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    sys.stdin = open(0, closefd=False)  # noqa: SIM115
+    sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.environ["ABLATION_LAUNCHER"] = "fork-server"
+    argv = list(request["argv"])
+    sys.argv = ["ablation.train", *argv]
+
+    def die_with_client() -> None:  # the client sends nothing more: EOF means it is gone
+        try:
+            conn.recv(1)
+        except OSError:
+            pass
+        os._exit(143)
+
+    threading.Thread(target=die_with_client, daemon=True).start()
+    try:
+        from ablation import train
+
+        return train.main(argv) or 0
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:
+        traceback.print_exc()
+        return 1
+
+
+def serve(address: str, parent: int | None = None) -> int:
+    """Import torch and ablation.train, then fork one child per request until told to stop."""
+    import signal
+
+    parent = os.getppid() if parent is None else parent
+    if os.path.exists(address):
+        os.unlink(address)
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(address)  # before the imports: early clients wait in the backlog instead of falling back
+    srv.listen(128)
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+
+    import torch  # noqa: F401  (the point: imported once, before any fork; no torch operation runs here)
+
+    from ablation import settings, train  # noqa: F401
+
+    settings.schema()  # parsed once, inherited by every child
+    srv.settimeout(_TICK_S)
+    while True:
+        _reap()
+        if os.getppid() != parent:  # Snakemake is gone
+            return 0
+        try:
+            conn, _ = srv.accept()
+        except TimeoutError:
+            continue
+        conn.settimeout(None)
+        try:
+            request, fds = _recv_request(conn)
+        except (OSError, ValueError, ConnectionError):
+            conn.close()
+            continue
+        pid = os.fork()
+        if pid == 0:
+            status = 1
+            try:
+                srv.close()
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                status = _child(conn, request, fds)
+            finally:
+                try:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    conn.sendall(_LEN.pack(status & 0xFF))
+                finally:
+                    os._exit(status & 0xFF)
+        for fd in fds:
+            os.close(fd)
+        conn.close()
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+# ----------------------------------------------------------------------------- Snakemake hooks
+
+
+def start(workflow) -> object | None:
+    """onstart: start a server when jobs run on this machine; sets $ABLATION_FORK_SERVER for them.
+
+    Returns a handle for stop(), or None when no server is used (switched off, a cluster executor,
+    --software-deployment-method conda/apptainer, or not Linux).
+    """
+    import subprocess
+    import tempfile
+
+    if os.environ.get(ENV_VAR) == "0" or not sys.platform.startswith("linux"):
+        return None
+    # Cluster jobs run elsewhere, and jobs in a conda/apptainer environment must use its software:
+    # then each job trains in its own process.
+    if not workflow.local_exec or workflow.deployment_settings.deployment_method:
+        os.environ[ENV_VAR] = ""
+        return None
+    folder = tempfile.mkdtemp(prefix="ablation-fork-server-")
+    address = os.path.join(folder, "socket")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ablation.forkserver", "serve", "--socket", address, "--parent", str(os.getpid())],
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,  # Ctrl-C in the terminal goes to Snakemake, which then stops us
+    )
+    os.environ[ENV_VAR] = address
+    print(f"ablation: training jobs fork from one torch process (ablation.forkserver, {address})", file=sys.stderr)
+    return proc, folder
+
+
+def stop(handle) -> None:
+    """onsuccess/onerror: stop the server started by start() and remove its socket folder."""
+    import shutil
+
+    if not handle:
+        return
+    proc, folder = handle
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except Exception:  # noqa: BLE001
+        proc.kill()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["train"]:
+        return client(argv[1:])
+    if argv[:1] == ["serve"] and len(argv) >= 3 and argv[1] == "--socket":
+        parent = int(argv[4]) if len(argv) >= 5 and argv[3] == "--parent" else None
+        return serve(argv[2], parent)
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
