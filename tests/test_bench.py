@@ -1,4 +1,4 @@
-"""Smoke test of the benchmark harness (benchmarks/run.py --quick): every section and goal line.
+"""Smoke test of the benchmark harness (benchmarks/run.py --quick): every section, goal line and check.
 
 Slow (about 2 minutes on a quiet 2-core machine: a dozen Snakemake and torch start-ups); opt-in with
 RUN_BENCH=1 (see conftest.py). It writes into a temp folder, never over benchmarks/results.md.
@@ -27,7 +27,7 @@ GOAL_KEYS = ("e2e", "e2e_stretch", "same_metrics", "overhead", "efficiency", "sp
 @pytest.mark.slow
 def test_quick_harness_writes_every_section_and_goal(tmp_path):
     proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "run.py"), "--quick", "--no-zygote", "--out-dir", str(tmp_path)],
+        [sys.executable, str(REPO / "benchmarks" / "run.py"), "--quick", "--no-baseline-pipeline", "--out-dir", str(tmp_path)],
         capture_output=True, text=True, timeout=900, cwd=REPO,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
@@ -47,3 +47,11 @@ def test_quick_harness_writes_every_section_and_goal(tmp_path):
     assert e2e["agreement"]["n_compared"] == e2e["n_runs"] > 0
     assert results["sections"]["scale"]["aggregate"]["ok"], results["sections"]["scale"]["aggregate"]
     assert results["sections"]["scale"]["train_job"]["maxrss_mb"] > 50
+    # the pipeline was measured as shipped (every run forked from the fork server), and section 5's
+    # training jobs started the way their rows say
+    checks = {c["check"]: c for c in results["checks"]}
+    assert any(name.startswith("pipeline as shipped") for name in checks), checks
+    assert any(name.startswith("section 5") for name in checks), checks
+    for name, check in checks.items():
+        assert check["status"] == "PASS", check
+        assert f"| {name} | {check['shown']} | **PASS** |" in md
