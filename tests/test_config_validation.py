@@ -215,6 +215,18 @@ def test_config_files_of_the_project_are_valid_and_round_trip():
             assert {n: [(r.run_id, r.settings) for r in s.runs()] for n, s in again.studies.items()} == runs
 
 
+def test_settings_as_dict_and_json_are_those_of_dataclasses():
+    """as_dict skips dataclasses.asdict's deep copy (a dry run calls to_json once per job): same dict."""
+    import dataclasses
+
+    for name in ("config.yaml", "smoke.yaml"):
+        for study in C.load(REPO / "config" / name).studies.values():
+            for run in study.runs():
+                expected = dataclasses.asdict(run.settings)
+                assert list(run.settings.as_dict().items()) == list(expected.items())
+                assert run.settings.to_json() == json.dumps(expected, sort_keys=True)
+
+
 def test_random_corruption_gives_config_error_never_a_crash():
     """Junk values at random places of the smoke config: ConfigError (one line) or a valid config."""
     smoke = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
