@@ -1,7 +1,9 @@
 """Shared test fixtures and the `slow` marker policy.
 
-Slow tests (marked ``@pytest.mark.slow``) run when ``CI`` is set (CI runs them) or with
-``RUN_SLOW=1``; otherwise they are skipped with that reason.
+Slow tests (marked ``@pytest.mark.slow``: kill-and-resume, the real SLURM cluster, the benchmark
+harness's quick mode) run when ``CI`` is set (CI runs them) or with ``RUN_SLOW=1``; otherwise they
+are skipped with that reason. The SLURM test also skips itself, saying why, where it cannot run
+(not root, no apt-get to install SLURM).
 """
 
 import os
@@ -17,16 +19,6 @@ BIN = Path(sys.executable).parent
 
 
 def pytest_collection_modifyitems(config, items):
-    # Opt-in until they have passed from a clean clone on a quiet machine (see the session notes):
-    # the real-SLURM test and the benchmark-harness smoke test.
-    opt_in = {
-        "slurm": ("RUN_SLURM", "the real-SLURM test is opt-in for now: RUN_SLURM=1 (root)"),
-        "bench": ("RUN_BENCH", "the benchmark-harness test is opt-in for now: RUN_BENCH=1"),
-    }
-    for item in items:
-        kind = "slurm" if "slurm" in item.keywords else "bench" if item.path.name == "test_bench.py" else None
-        if kind and not os.environ.get(opt_in[kind][0]):
-            item.add_marker(pytest.mark.skip(reason=opt_in[kind][1]))
     if os.environ.get("CI") or os.environ.get("RUN_SLOW"):
         return
     skip = pytest.mark.skip(reason="slow: runs in CI, or locally with RUN_SLOW=1")

@@ -1,7 +1,7 @@
 """Smoke test of the benchmark harness (benchmarks/run.py --quick): every section, goal line and check.
 
-Slow (about 2 minutes on a quiet 2-core machine: a dozen Snakemake and torch start-ups); opt-in with
-RUN_BENCH=1 (see conftest.py). It writes into a temp folder, never over benchmarks/results.md.
+Slow (2-5 minutes on 2 cores: a dozen Snakemake and torch start-ups), so it runs in CI or with
+RUN_SLOW=1. It writes into a temp folder, never over benchmarks/results.md.
 """
 
 import json
