@@ -181,7 +181,7 @@ def test_aggregate_accepts_a_diverged_run_without_test_counts(lesson_runs):
     study, runs_dir, run_dir = lesson_runs
     _rewrite_metrics(run_dir / "metrics.csv", lambda rows: [r | {"status": "diverged", "test_correct": "nan",
                                                                  "test_acc": "nan"} for r in rows])  # fmt: skip
-    summary, _, _, _ = aggregate.aggregate(study, runs_dir)
+    summary, _ = aggregate.aggregate(study, runs_dir)
     assert [r["status"] for r in summary].count("diverged") == 1
 
 

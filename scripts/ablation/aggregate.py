@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io as _io
 import json
 import math
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 from . import io
 from .config import Study
@@ -31,34 +33,43 @@ class CorruptRunFile(RuntimeError):
     """A per-run file that is missing, truncated or malformed."""
 
 
-def _read_rows(path: Path, required: tuple[str, ...]) -> tuple[list[str], list[dict]]:
-    if not path.is_file():
-        raise CorruptRunFile(f"{path}: missing")
+class Table(NamedTuple):
+    header: list[str]
+    rows: list[list[str]]
+    plain: bool
+    """No quote character in the file: every field was split on commas and needs no quoting."""
+
+
+def _read_rows(path: Path, required: tuple[str, ...]) -> Table:
+    """A per-run CSV, checked; blank lines are skipped (as ``csv.DictReader`` does)."""
     try:
         with open(path, encoding="utf-8", newline="") as fh:
             text = fh.read()
+    except (FileNotFoundError, IsADirectoryError):
+        raise CorruptRunFile(f"{path}: missing") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CorruptRunFile(f"{path}: unreadable ({exc})") from None
     if not text.endswith("\n"):
         raise CorruptRunFile(f"{path}: truncated (no final newline)")
-    reader = csv.DictReader(text.splitlines())
-    header = reader.fieldnames or []
+    plain = '"' not in text  # then csv.reader would split each line on commas: so do that, 5x faster
+    lines = text.splitlines()
+    rows = [line.split(",") for line in lines if line] if plain else [row for row in csv.reader(lines) if row]
+    header = rows.pop(0) if rows else []
     missing = [c for c in required if c not in header]
     if missing:
         raise CorruptRunFile(f"{path}: corrupt header, missing column(s) {', '.join(missing)}")
-    rows = []
-    for lineno, row in enumerate(reader, start=2):
-        if None in row or any(v is None for v in row.values()):
+    width = len(header)
+    for lineno, row in enumerate(rows, start=2):
+        if len(row) != width:
             raise CorruptRunFile(f"{path}: line {lineno} has the wrong number of fields")
-        rows.append(row)
-    return header, rows
+    return Table(header, rows, plain)
 
 
 def read_metrics(path: Path, run_id: str) -> tuple[list[str], dict]:
-    header, rows = _read_rows(path, REQUIRED_METRICS)
+    header, rows, _ = _read_rows(path, REQUIRED_METRICS)
     if len(rows) != 1:
         raise CorruptRunFile(f"{path}: expected exactly one row of metrics, found {len(rows)}")
-    row = rows[0]
+    row = dict(zip(header, rows[0]))
     if row["run_id"] != run_id:
         raise CorruptRunFile(f"{path}: belongs to run {row['run_id']!r}, expected {run_id!r}")
     if row["status"] not in ("ok", "diverged"):
@@ -84,7 +95,7 @@ def read_metrics(path: Path, run_id: str) -> tuple[list[str], dict]:
     return header, row
 
 
-def _subsample(rows: list[dict]) -> list[dict]:
+def _subsample(rows: list) -> list:
     n = len(rows)
     if n <= MAX_CURVE_POINTS:
         return rows
@@ -92,10 +103,34 @@ def _subsample(rows: list[dict]) -> list[dict]:
     return [rows[i] for i in sorted(keep)]
 
 
-def aggregate(study: Study, runs_dir: Path) -> tuple[list[dict], list[dict], list[dict], list[str]]:
-    """Read every run of ``study`` under ``runs_dir``; returns (summary, curves, init_grads, header)."""
+def _write_rows(out, keys: list, table: Table, columns: tuple[str, ...], rows: list[list[str]]) -> None:
+    """Append to the text file ``out`` one CSV line per row: ``keys``, then the row's ``columns``,
+    exactly as ``csv.writer`` writes them."""
+    at = [table.header.index(c) for c in columns]
+    if table.plain:  # no field needs quoting: joining is ~8x faster than csv.writer
+        buf = _io.StringIO()
+        csv.writer(buf, lineterminator="").writerow(keys)
+        prefix = buf.getvalue()
+        out.write("".join(f"{prefix},{','.join([r[i] for i in at])}\n" for r in rows))
+    else:
+        csv.writer(out, lineterminator="\n").writerows(keys + [r[i] for i in at] for r in rows)
+
+
+def key_columns(study: Study) -> list[str]:
+    """The columns that lead every row of curves.csv and init_grads.csv."""
+    return ["run_id", "seed", *study.factor_names]
+
+
+def aggregate(study: Study, runs_dir: Path, curves=None, init_grads=None) -> tuple[list[dict], list[str]]:
+    """Read every run of ``study`` under ``runs_dir``; returns (summary rows, metrics header).
+
+    The learning-curve and gradient rows (``key_columns(study)``, then ``CURVE_COLUMNS`` /
+    ``INIT_GRAD_COLUMNS``) are appended run by run, as CSV lines, to the open text files ``curves``
+    / ``init_grads`` rather than kept in memory (10,000 runs are a million curve rows); None
+    checks them without writing them.
+    """
     factor_names = study.factor_names
-    summary, curves, grads = [], [], []
+    summary = []
     header: list[str] | None = None
     for run in study.runs():
         run_dir = runs_dir / run.run_id
@@ -105,14 +140,16 @@ def aggregate(study: Study, runs_dir: Path) -> tuple[list[dict], list[dict], lis
         elif run_header != header:
             raise CorruptRunFile(f"{run_dir / 'metrics.csv'}: columns differ from the other runs of the study")
         summary.append(row)
-        keys = {"run_id": run.run_id, "seed": run.settings.seed} | {f: row[f] for f in factor_names}
-        _, curve_rows = _read_rows(run_dir / "curve.csv", CURVE_COLUMNS)
-        if not curve_rows and row["status"] == "ok":
+        keys = [run.run_id, run.settings.seed, *(row[f] for f in factor_names)]
+        curve = _read_rows(run_dir / "curve.csv", CURVE_COLUMNS)
+        if not curve.rows and row["status"] == "ok":
             raise CorruptRunFile(f"{run_dir / 'curve.csv'}: no epochs")
-        curves.extend(keys | {c: r[c] for c in CURVE_COLUMNS} for r in _subsample(curve_rows))
-        _, grad_rows = _read_rows(run_dir / "init_grads.csv", INIT_GRAD_COLUMNS)
-        grads.extend(keys | {c: r[c] for c in INIT_GRAD_COLUMNS} for r in grad_rows)
-    return summary, curves, grads, header or list(REQUIRED_METRICS)
+        grads = _read_rows(run_dir / "init_grads.csv", INIT_GRAD_COLUMNS)
+        if curves is not None:
+            _write_rows(curves, keys, curve, CURVE_COLUMNS, _subsample(curve.rows))
+        if init_grads is not None:
+            _write_rows(init_grads, keys, grads, INIT_GRAD_COLUMNS, grads.rows)
+    return summary, header or list(REQUIRED_METRICS)
 
 
 def main(argv=None) -> int:
@@ -126,14 +163,17 @@ def main(argv=None) -> int:
     d = json.loads(args.study_json)
     study = Study(d["name"], "", d["fixed"], d["factors"], d["seeds"], [])
     try:
-        summary, curves, grads, header = aggregate(study, args.runs_dir)
+        with (
+            io.atomic_open(args.curves, "w", encoding="utf-8", newline="") as cf,
+            io.atomic_open(args.init_grads, "w", encoding="utf-8", newline="") as gf,
+        ):
+            csv.writer(cf, lineterminator="\n").writerow(key_columns(study) + list(CURVE_COLUMNS))
+            csv.writer(gf, lineterminator="\n").writerow(key_columns(study) + list(INIT_GRAD_COLUMNS))
+            summary, header = aggregate(study, args.runs_dir, cf, gf)
     except CorruptRunFile as exc:
         print(f"aggregate: refusing corrupt run file: {exc}", file=sys.stderr)
         return 1
-    key_cols = ["run_id", "seed", *study.factor_names]
     io.write_csv(args.summary, summary, header)
-    io.write_csv(args.curves, curves, key_cols + list(CURVE_COLUMNS))
-    io.write_csv(args.init_grads, grads, key_cols + list(INIT_GRAD_COLUMNS))
     n_div = sum(r["status"] == "diverged" for r in summary)
     print(f"aggregated {len(summary)} runs of study {study.name} ({n_div} diverged)")
     return 0
