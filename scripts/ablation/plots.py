@@ -2,8 +2,9 @@
 
 - accuracy_by_factor: test accuracy against each factor, every run a dot, means with 95 % intervals;
 - interactions: mean test accuracy for every pair of factors (heatmaps);
-- learning_curves: training loss and accuracy per epoch, each run thin, each group's mean bold;
-- grad_norms_init: per-layer gradient norms at step 0, each run thin, each group's mean bold;
+- learning_curves: training loss and accuracy per epoch, each run thin (above THIN_MAX_RUNS runs
+  in a group: the band of the middle 90 % of its runs), each group's mean bold;
+- grad_norms_init: per-layer gradient norms at step 0, drawn the same way;
 and, for the whole project, the sinusoidal positional-encoding heatmap.
 """
 
@@ -28,6 +29,11 @@ from . import io  # noqa: E402
 
 DPI = 110
 PALETTE = "colorblind"
+THIN_MAX_RUNS = 100
+"""Up to this many runs in a group, learning curves and gradient norms show each run as a thin
+line; above, the band from the 5th to the 95th percentile of the runs (10,000 thin lines take
+seconds to draw and bury the means)."""
+BAND = (0.05, 0.95)
 
 
 def _save(fig, path: Path) -> None:
@@ -46,7 +52,7 @@ def _note(ax, text: str) -> None:
 
 def _ordered(values) -> list:
     """Levels in a natural order: numbers numerically, strings as they come (none before sinusoidal)."""
-    vals = list(dict.fromkeys(values))
+    vals = list(pd.unique(pd.Series(values)))
     try:
         return sorted(vals, key=float)
     except (TypeError, ValueError):
@@ -101,6 +107,24 @@ def accuracy_by_factor(summary: pd.DataFrame, factors: list[str], path: Path) ->
     _save(fig, path)
 
 
+def _heatmap(ax, table: pd.DataFrame, vmin: float, vmax: float, cmap: str = "viridis") -> None:
+    """An annotated heatmap drawn like ``sns.heatmap(annot=True, fmt=".3f", cbar=False)``, which
+    renders the whole figure once per call (to check its tick labels): seconds per figure."""
+    values = np.ma.masked_invalid(table.to_numpy(float))
+    mesh = ax.pcolormesh(values, cmap=cmap, vmin=vmin, vmax=vmax)
+    ax.set(xlim=(0, values.shape[1]), ylim=(values.shape[0], 0), xlabel=table.columns.name, ylabel=table.index.name)
+    ax.set_xticks(np.arange(values.shape[1]) + 0.5, [str(c) for c in table.columns])
+    ax.set_yticks(np.arange(values.shape[0]) + 0.5, [str(i) for i in table.index], rotation="vertical", va="center")
+    ax.grid(False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    colors = mesh.cmap(mesh.norm(values.filled(np.nan)))
+    for (i, j), v in np.ndenumerate(values.filled(np.nan)):
+        if np.isfinite(v):
+            dark = sns.utils.relative_luminance(colors[i, j]) <= 0.408
+            ax.text(j + 0.5, i + 0.5, f"{v:.3f}", ha="center", va="center", color="white" if dark else "black")
+
+
 def interactions(summary: pd.DataFrame, factors: list[str], path: Path) -> None:
     df = summary.copy()
     df["test_acc"] = pd.to_numeric(df["test_acc"], errors="coerce")
@@ -123,7 +147,7 @@ def interactions(summary: pd.DataFrame, factors: list[str], path: Path) -> None:
     for ax, (a, b) in zip(axes.flat, pairs):
         table = df.pivot_table(index=a, columns=b, values="test_acc", aggfunc="mean")
         table = table.reindex(index=_ordered(table.index), columns=_ordered(table.columns))
-        sns.heatmap(table, annot=True, fmt=".3f", vmin=0.5, vmax=1.0, cmap="viridis", cbar=False, ax=ax)
+        _heatmap(ax, table, vmin=0.5, vmax=1.0)
         ax.set_title(f"{a} x {b}")
     for ax in list(axes.flat)[len(pairs):]:
         ax.set_axis_off()
@@ -131,13 +155,42 @@ def interactions(summary: pd.DataFrame, factors: list[str], path: Path) -> None:
     _save(fig, path)
 
 
-def _thin_and_bold(ax, data: pd.DataFrame, x: str, y: str, group: str | None, log: bool = False) -> None:
-    groups = _ordered(data[group].astype(str)) if group else ["all runs"]
+def _per_run(data: pd.DataFrame, x: str, y: str) -> list[np.ndarray]:
+    """One (points x 2) array of (x, y) per run, runs in order of appearance (a groupby over
+    10,000 runs would take seconds)."""
+    codes, _ = pd.factorize(data["run_id"])
+    order = np.argsort(codes, kind="stable")
+    xy = data[[x, y]].to_numpy(float)[order]
+    return np.split(xy, np.flatnonzero(np.diff(codes[order])) + 1) if len(xy) else []
+
+
+def _many_runs(data: pd.DataFrame, by: list[str | None]) -> bool:
+    """More than THIN_MAX_RUNS runs in some group of ``by`` (None entries ignored)."""
+    by = [b for b in by if b]
+    n = data.groupby(by)["run_id"].nunique().max() if by else data["run_id"].nunique()
+    return bool(n > THIN_MAX_RUNS)
+
+
+def _spread_text(band: bool, x: str) -> str:
+    if band:
+        return f"band: 5th to 95th percentile of the runs at each {x}; bold: mean of the group"
+    return "thin: each run; bold: mean of the group"
+
+
+def _runs_and_means(ax, data: pd.DataFrame, x: str, y: str, group: str | None, band: bool, log: bool = False):
+    """Each group's runs, as thin lines or (``band``) the band from the 5th to the 95th percentile
+    of its runs at each ``x``; then each group's mean, bold, over all of them."""
+    labels = data[group].astype(str) if group else None
+    groups = _ordered(labels) if group else ["all runs"]
     colors = sns.color_palette(PALETTE, len(groups))
-    for color, level in zip(colors, groups):
-        sub = data if group is None else data[data[group].astype(str) == level]
-        segments = [g[[x, y]].to_numpy(float) for _, g in sub.groupby("run_id", sort=False)]
-        ax.add_collection(LineCollection(segments, colors=[color], linewidths=0.6, alpha=0.25))
+    subs = [data if group is None else data[labels == level] for level in groups]
+    for color, sub in zip(colors, subs):
+        if band:
+            q = sub.groupby(x)[y].quantile(BAND).unstack()
+            ax.fill_between(q.index, q[BAND[0]], q[BAND[1]], color=color, alpha=0.25, linewidth=0)
+        else:
+            ax.add_collection(LineCollection(_per_run(sub, x, y), colors=[color], linewidths=0.6, alpha=0.25))
+    for color, level, sub in zip(colors, groups, subs):
         mean = sub.groupby(x)[y].mean()
         ax.plot(mean.index, mean.to_numpy(), color=color, lw=2.2, label=f"{group}={level}" if group else level)
     ax.autoscale()
@@ -159,6 +212,7 @@ def learning_curves(curves: pd.DataFrame, factors: list[str], path: Path) -> Non
     group = _group_factor(factors)
     facet = _facet_factor(factors, group)
     levels = _ordered(curves[facet].astype(str)) if facet and not curves.empty else [None]
+    band = False
     fig, axes = plt.subplots(len(levels), 2, figsize=(11, 3.6 * len(levels)), squeeze=False, layout="constrained")
     if curves.empty:
         for ax in axes.flat:
@@ -168,33 +222,37 @@ def learning_curves(curves: pd.DataFrame, factors: list[str], path: Path) -> Non
         for col in ("epoch", "train_loss", "train_acc"):
             curves[col] = pd.to_numeric(curves[col], errors="coerce")
         finite = curves[np.isfinite(curves["train_loss"])]
+        band = _many_runs(finite, [facet, group])
         for row, level in zip(axes, levels):
             sub = finite if level is None else finite[finite[facet].astype(str) == level]
-            _thin_and_bold(row[0], sub, "epoch", "train_loss", group, log=True)
-            _thin_and_bold(row[1], sub, "epoch", "train_acc", group)
+            _runs_and_means(row[0], sub, "epoch", "train_loss", group, band, log=True)
+            _runs_and_means(row[1], sub, "epoch", "train_acc", group, band)
             row[1].set_ylim(0.3, 1.02)
             row[1].legend(loc="lower right", fontsize=8)
             if level is not None:
                 row[0].set_title(f"{facet}={level}: training loss")
                 row[1].set_title(f"{facet}={level}: training accuracy")
-    fig.suptitle("Learning curves (thin: each run; bold: mean of the group)")
+    fig.suptitle(f"Learning curves ({_spread_text(band, 'epoch')})")
     _save(fig, path)
 
 
 def grad_norms_init(init_grads: pd.DataFrame, factors: list[str], path: Path) -> None:
     group = _group_factor(factors)
     fig, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
+    title = "Per-layer gradient norms at initialisation"
     if init_grads.empty:
         _note(ax, "no per-layer gradient norms recorded")
     else:
         data = init_grads.copy()
         data["layer"] = pd.to_numeric(data["layer"])
         data["grad_norm"] = pd.to_numeric(data["grad_norm"], errors="coerce")
-        _thin_and_bold(ax, data, "layer", "grad_norm", group, log=True)
+        band = _many_runs(data, [group])
+        _runs_and_means(ax, data, "layer", "grad_norm", group, band, log=True)
         ax.set_xlabel("layer (0 = next to the input)")
         ax.set_ylabel("gradient norm at step 0")
         ax.legend(fontsize=8)
-    ax.set_title("Per-layer gradient norms at initialisation")
+        title += f"\n({_spread_text(band, 'layer')})"
+    ax.set_title(title, fontsize=10)
     _save(fig, path)
 
 
@@ -245,8 +303,11 @@ def main(argv=None) -> int:
     factors = json.loads(args.factors)
     keep = {f: str for f in factors}
     summary = pd.read_csv(args.summary, dtype=keep | {"run_id": str})
-    curves = pd.read_csv(args.curves, dtype=keep | {"run_id": str})
-    grads = pd.read_csv(args.init_grads, dtype=keep | {"run_id": str})
+    # a million curve rows: only the columns drawn, labels as categories (a tenth of the memory; a
+    # category of numbers prints as the text it was read from, which str() of the setting wrote)
+    labels = {c: "category" for c in ["run_id", *factors]}
+    curves = pd.read_csv(args.curves, dtype=labels, usecols=[*labels, "epoch", "train_loss", "train_acc"])
+    grads = pd.read_csv(args.init_grads, dtype=labels, usecols=[*labels, "layer", "grad_norm"])
     for path in study_figures(summary, curves, grads, factors, args.outdir):
         print(f"wrote {path}")
     return 0

@@ -25,13 +25,14 @@ import yaml
 from . import PACKAGE_DIR, REPO_DIR, io
 from .config import validate
 
-FIGURES = {
-    "accuracy_by_factor": "Test accuracy against each factor: every run is a dot, the diamonds are cell means "
-    "with 95 % bootstrap intervals; the dashed line is chance.",
+FIGURES = {  # the thin-line limit (100 runs) is ablation.plots.THIN_MAX_RUNS
+    "accuracy_by_factor": "Test accuracy against each factor: every run is a dot, the diamonds are the means of "
+    "the runs at each level with 95 % bootstrap intervals; the dashed line is chance.",
     "interactions": "Mean test accuracy for every pair of factors (with positional encoding, where it is a factor).",
-    "learning_curves": "Training loss and accuracy per epoch: each run thin, each group's mean bold.",
-    "grad_norms_init": "Per-layer gradient norms at step 0: post-norm is expected to grow toward the output, "
-    "pre-norm to stay flat (Xiong et al. 2020).",
+    "learning_curves": "Training loss and accuracy per epoch: each run thin (in a group of more than 100 runs: the "
+    "band from the 5th to the 95th percentile of its runs), each group's mean bold.",
+    "grad_norms_init": "Per-layer gradient norms at step 0, drawn like the learning curves: post-norm is expected "
+    "to grow toward the output, pre-norm to stay flat (Xiong et al. 2020).",
 }
 VERSION_PACKAGES = ("torch", "numpy", "pandas", "scipy", "matplotlib", "seaborn", "snakemake")
 
