@@ -36,13 +36,27 @@ Decisions shared by every table
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import warnings
 from collections import defaultdict
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+
+
+class _OnFirstUse:
+    """A module imported when first used: scipy.stats takes 1-2 s to import, which checking a
+    config's claims (``config`` -> ``claims`` -> this module) and the report never need."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str):
+        return getattr(importlib.import_module(self._name), attr)
+
+
+special, stats = _OnFirstUse("scipy.special"), _OnFirstUse("scipy.stats")
 
 DEFAULT_CFG = {"confidence": 0.95, "n_resamples": 9999, "converged_threshold": 0.95, "alpha": 0.05}
 CHANCE = 0.5
