@@ -40,7 +40,7 @@ def _save(fig, path: Path) -> None:
     import io as _io
 
     buf = _io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=DPI)  # the constrained layout fits the figure: no "tight" box (a second draw)
     plt.close(fig)
     io.write_bytes(path, buf.getvalue())
 
@@ -48,6 +48,13 @@ def _save(fig, path: Path) -> None:
 def _note(ax, text: str) -> None:
     ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, fontsize=10, wrap=True)
     ax.set_axis_off()
+
+
+def _text(col: pd.Series) -> pd.Series:
+    """``col`` as text; a categorical column stays categorical, with text categories (cheap)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return col.cat.rename_categories(str)
+    return col.astype(str)
 
 
 def _ordered(values) -> list:
@@ -167,8 +174,8 @@ def _per_run(data: pd.DataFrame, x: str, y: str) -> list[np.ndarray]:
 def _many_runs(data: pd.DataFrame, by: list[str | None]) -> bool:
     """More than THIN_MAX_RUNS runs in some group of ``by`` (None entries ignored)."""
     by = [b for b in by if b]
-    n = data.groupby(by)["run_id"].nunique().max() if by else data["run_id"].nunique()
-    return bool(n > THIN_MAX_RUNS)
+    runs = data.drop_duplicates("run_id")
+    return bool((runs.groupby(by).size().max() if by else len(runs)) > THIN_MAX_RUNS)
 
 
 def _spread_text(band: bool, x: str) -> str:
@@ -180,7 +187,7 @@ def _spread_text(band: bool, x: str) -> str:
 def _runs_and_means(ax, data: pd.DataFrame, x: str, y: str, group: str | None, band: bool, log: bool = False):
     """Each group's runs, as thin lines or (``band``) the band from the 5th to the 95th percentile
     of its runs at each ``x``; then each group's mean, bold, over all of them."""
-    labels = data[group].astype(str) if group else None
+    labels = _text(data[group]) if group else None
     groups = _ordered(labels) if group else ["all runs"]
     colors = sns.color_palette(PALETTE, len(groups))
     subs = [data if group is None else data[labels == level] for level in groups]
@@ -211,7 +218,7 @@ def _facet_factor(factors: list[str], group: str | None) -> str | None:
 def learning_curves(curves: pd.DataFrame, factors: list[str], path: Path) -> None:
     group = _group_factor(factors)
     facet = _facet_factor(factors, group)
-    levels = _ordered(curves[facet].astype(str)) if facet and not curves.empty else [None]
+    levels = _ordered(_text(curves[facet])) if facet and not curves.empty else [None]
     band = False
     fig, axes = plt.subplots(len(levels), 2, figsize=(11, 3.6 * len(levels)), squeeze=False, layout="constrained")
     if curves.empty:
@@ -224,7 +231,7 @@ def learning_curves(curves: pd.DataFrame, factors: list[str], path: Path) -> Non
         finite = curves[np.isfinite(curves["train_loss"])]
         band = _many_runs(finite, [facet, group])
         for row, level in zip(axes, levels):
-            sub = finite if level is None else finite[finite[facet].astype(str) == level]
+            sub = finite if level is None else finite[_text(finite[facet]) == level]
             _runs_and_means(row[0], sub, "epoch", "train_loss", group, band, log=True)
             _runs_and_means(row[1], sub, "epoch", "train_acc", group, band)
             row[1].set_ylim(0.3, 1.02)
