@@ -75,6 +75,19 @@ def _group_factor(factors: list[str]) -> str | None:
     return rest[0] if rest else (factors[0] if factors else None)
 
 
+def _bootstrap_ci95(values) -> tuple[float, float]:
+    """95 % percentile bootstrap interval of the mean (1000 resamples, seeded), what seaborn's
+    errorbar=("ci", 95) computes, but vectorised (seaborn loops: ~2 s for 10,000 runs)."""
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    if len(x) == 0:
+        return np.nan, np.nan
+    rng = np.random.default_rng(0)
+    means = np.concatenate([x[rng.integers(0, len(x), (100, len(x)))].mean(axis=1) for _ in range(10)])
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
 def accuracy_by_factor(summary: pd.DataFrame, factors: list[str], path: Path) -> None:
     df = summary.copy()
     df["test_acc"] = pd.to_numeric(df["test_acc"], errors="coerce")
@@ -83,6 +96,7 @@ def accuracy_by_factor(summary: pd.DataFrame, factors: list[str], path: Path) ->
     nrow = int(np.ceil(len(panels) / ncol))
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.6 * nrow), squeeze=False, sharey=True, layout="constrained")
     hue = "pos_enc" if "pos_enc" in factors else None
+    legend_panel = next((f for f in panels if hue and f not in (None, hue)), None)  # the first with colours
     for ax, factor in zip(axes.flat, panels):
         if factor is None:
             df["_all"] = "all runs"
@@ -100,9 +114,10 @@ def accuracy_by_factor(summary: pd.DataFrame, factors: list[str], path: Path) ->
         )
         sns.pointplot(
             data=plot, x=factor, y="test_acc", hue=this_hue, order=order, hue_order=hue_order,
-            dodge=0.4 if this_hue else False, errorbar=("ci", 95), seed=0, linestyle="none",
+            dodge=0.4 if this_hue else False, errorbar=_bootstrap_ci95, linestyle="none",
             markers="D", palette=PALETTE if this_hue else None, color=None if this_hue else "black",
-            capsize=0.12, ax=ax, legend=bool(this_hue) and ax is axes.flat[0],
+            capsize=0.12, ax=ax, legend=factor == legend_panel, zorder=4,  # over the dots (zorder 3)
+            markeredgecolor="black", markeredgewidth=0.8,
         )
         ax.axhline(0.5, color="0.6", lw=0.8, ls="--")
         ax.set_ylim(-0.02, 1.02)
