@@ -40,7 +40,7 @@ def _save(fig, path: Path) -> None:
     import io as _io
 
     buf = _io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI)  # the constrained layout fits the figure: no "tight" box (a second draw)
+    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight")  # "tight": a long suptitle is not cut
     plt.close(fig)
     io.write_bytes(path, buf.getvalue())
 
