@@ -327,7 +327,8 @@ def main(argv=None) -> int:
     summary = pd.read_csv(args.summary, dtype=keep | {"run_id": str})
     # a million curve rows: only the columns drawn, labels as categories (a tenth of the memory; a
     # category of numbers prints as the text it was read from, which str() of the setting wrote)
-    labels = {c: "category" for c in ["run_id", *factors]}
+    group = _group_factor(factors)
+    labels = {c: "category" for c in ["run_id", group, _facet_factor(factors, group)] if c}
     curves = pd.read_csv(args.curves, dtype=labels, usecols=[*labels, "epoch", "train_loss", "train_acc"])
     grads = pd.read_csv(args.init_grads, dtype=labels, usecols=[*labels, "layer", "grad_norm"])
     for path in study_figures(summary, curves, grads, factors, args.outdir):
