@@ -395,6 +395,13 @@ cmd_down() {
     left=$(our_listeners)
     [[ -z "$left" ]] || die "sockets still held after stopping the daemons:
 $left"
+    # Remove our slurm.conf: with it and no slurmctld, every `scontrol show config` waits ~9 s for
+    # the controller, and snakemake-executor-plugin-slurm 2.8.0 runs that at import, i.e. in every
+    # `snakemake` command (even local ones) on this machine. Without it scontrol fails at once.
+    if [[ -f "$CONF" ]] && grep -qF "$MARKER" "$CONF"; then
+        rm -f "$CONF"
+        msg "down: removed $CONF (written by up)"
+    fi
     msg "down: no munged/slurmctld/slurmd socket left"
 }
 
