@@ -57,6 +57,9 @@ def non_atomic_writers(folder: Path) -> list[str]:
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             owner = getattr(func.value, "id", "") if isinstance(func, ast.Attribute) else ""
             if name == "open" and owner in ("", "io", "os", "gzip"):
+                target = node.args[0] if node.args else None
+                if isinstance(target, ast.Constant) and isinstance(target.value, int):
+                    continue  # a file descriptor (the fork server's child re-opening stdout), not a file
                 mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
                 text = mode.value if isinstance(mode, ast.Constant) else "r" if mode is None else "?"
                 if any(m in text for m in "wax+?"):
@@ -86,6 +89,7 @@ def test_every_writer_uses_the_atomic_writers(tmp_path):
     (tmp_path / "bad.py").write_text(
         "import json, shutil\nopen(p, 'w')\nopen(p, mode='ab')\njson.dump(x, fh)\npath.write_text('x')\n"
         "df.to_csv(path)\nfig.savefig(path)\nshutil.copy(a, b)\ntorch.save(m, p)\nopen(p)\njson.dumps(x)\n"
+        "open(1, 'w', closefd=False)\n"
     )
     assert [o.split(":")[1] for o in non_atomic_writers(tmp_path)] == [str(i) for i in range(2, 10)]
 
