@@ -94,6 +94,15 @@ def test_every_writer_uses_the_atomic_writers(tmp_path):
     assert [o.split(":")[1] for o in non_atomic_writers(tmp_path)] == [str(i) for i in range(2, 10)]
 
 
+def test_atomic_writes_get_the_usual_permissions(tmp_path):
+    umask = os.umask(0o022)
+    try:
+        io.write_text(tmp_path / "report.html", "x")
+        assert (tmp_path / "report.html").stat().st_mode & 0o777 == 0o644  # not mkstemp's 0o600
+    finally:
+        os.umask(umask)
+
+
 def test_atomic_write_leaves_old_file_when_interrupted(tmp_path):
     target = tmp_path / "metrics.csv"
     io.write_text(target, "old\n")

@@ -14,6 +14,13 @@ import tempfile
 from pathlib import Path
 
 
+def _file_mode() -> int:
+    """What open() would give a new file: 0o666 minus the process's umask (mkstemp makes it 0o600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 @contextlib.contextmanager
 def atomic_open(path, mode: str = "w", **kwargs):
     """Open a temporary sibling of ``path`` for writing; on success, rename it onto ``path``."""
@@ -21,6 +28,7 @@ def atomic_open(path, mode: str = "w", **kwargs):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, _file_mode())  # readable by others as the umask allows, like any written file
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
             fh.flush()
