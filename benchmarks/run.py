@@ -49,6 +49,8 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from ablation.workspace import copy_project
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 PY = sys.executable
@@ -159,17 +161,6 @@ def must(p: Proc, what: str) -> Proc:
 
 def log(msg: str) -> None:
     print(f"[bench {dt.datetime.now():%H:%M:%S}] {msg}", flush=True)
-
-
-def copy_project(dest: Path) -> Path:
-    """A copy of the workflow, config and code references (no results), as tests/conftest.py makes."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in ("workflow", "config"):
-        shutil.copytree(REPO / name, dest / name)
-    shutil.copy(REPO / "environment.yml", dest / "environment.yml")
-    (dest / "results").mkdir()
-    (dest / "reports").mkdir()
-    return dest
 
 
 def write_yaml(path: Path, data: dict) -> Path:

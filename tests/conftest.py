@@ -7,12 +7,13 @@ are skipped with that reason. The SLURM test also skips itself, saying why, wher
 """
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from ablation.workspace import copy_project  # noqa: F401  (re-exported to the tests)
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -25,16 +26,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
-
-
-def copy_project(dest: Path) -> Path:
-    """A copy of the workflow, config and code (no results) to run Snakemake in."""
-    for name in ("workflow", "config"):
-        shutil.copytree(REPO / name, dest / name)
-    shutil.copy(REPO / "environment.yml", dest / "environment.yml")
-    (dest / "results").mkdir()
-    (dest / "reports").mkdir()
-    return dest
 
 
 def snakemake(workdir: Path, *args, check=True, timeout=900, env=None) -> subprocess.CompletedProcess:
