@@ -141,3 +141,42 @@ def test_server_exits_with_its_parent(tmp_path):
     out = subprocess.run([PY, "-c", starter], capture_output=True, text=True, timeout=60, env=_env(None))
     pid = int(out.stdout.split()[0])
     assert _gone(pid, within_s=60), "the server outlived the process that started it"
+
+
+def _workflow():
+    from types import SimpleNamespace
+
+    return SimpleNamespace(local_exec=True, deployment_settings=SimpleNamespace(deployment_method=None))
+
+
+def test_start_returns_only_once_the_server_listens(monkeypatch):
+    """Snakemake starts jobs right after onstart: the first job must already find the server (a race
+    that sent one run of the CI harness down the in-process path)."""
+    import socket
+
+    from ablation import forkserver
+
+    monkeypatch.delenv("ABLATION_FORK_SERVER", raising=False)
+    handle = forkserver.start(_workflow())
+    try:
+        assert handle is not None
+        address = os.environ["ABLATION_FORK_SERVER"]
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(address)  # no wait, no retry
+        conn.close()
+    finally:
+        forkserver.stop(handle)
+        monkeypatch.delenv("ABLATION_FORK_SERVER", raising=False)
+    proc, folder = handle
+    assert proc.poll() is not None and not os.path.exists(folder)
+
+
+def test_start_falls_back_when_the_server_cannot_start(monkeypatch, capsys):
+    from ablation import forkserver
+
+    monkeypatch.delenv("ABLATION_FORK_SERVER", raising=False)
+    monkeypatch.setattr(forkserver, "_server_command", lambda address: [PY, "-c", "raise SystemExit(3)"])
+    assert forkserver.start(_workflow()) is None
+    assert os.environ["ABLATION_FORK_SERVER"] == ""  # jobs train in their own processes
+    assert "did not start" in capsys.readouterr().err
+    monkeypatch.delenv("ABLATION_FORK_SERVER", raising=False)

@@ -32,10 +32,12 @@ import os
 import socket
 import struct
 import sys
+import time
 
 ENV_VAR = "ABLATION_FORK_SERVER"
 _LEN = struct.Struct("!I")
 _STARTED = b"+"  # sent by a forked child before anything else: from then on the client must not fall back
+_START_TIMEOUT_S = 30.0  # how long start() waits for the server to listen
 _TICK_S = 1.0  # how often the server reaps children and checks that its parent is alive
 
 
@@ -157,11 +159,16 @@ def serve(address: str, parent: int | None = None) -> int:
     import signal
 
     parent = os.getppid() if parent is None else parent
-    if os.path.exists(address):
-        os.unlink(address)
+    # Listen before the imports, so that early clients wait in the backlog instead of falling back; the
+    # socket appears under its name only once it listens (start() waits for exactly that).
+    pending = f"{address}.{os.getpid()}.tmp"
+    for path in (address, pending):
+        if os.path.exists(path):
+            os.unlink(path)
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    srv.bind(address)  # before the imports: early clients wait in the backlog instead of falling back
+    srv.bind(pending)
     srv.listen(128)
+    os.rename(pending, address)
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
 
     import torch  # noqa: F401  (the point: imported once, before any fork; no torch operation runs here)
@@ -235,13 +242,27 @@ def start(workflow) -> object | None:
     folder = tempfile.mkdtemp(prefix="ablation-fork-server-")
     address = os.path.join(folder, "socket")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ablation.forkserver", "serve", "--socket", address, "--parent", str(os.getpid())],
+        _server_command(address),
         stdin=subprocess.DEVNULL,
         start_new_session=True,  # Ctrl-C in the terminal goes to Snakemake, which then stops us
     )
+    # Jobs start as soon as this hook returns: wait until the server listens (a Python start-up, well
+    # under a second), else the first jobs would find no server and train in their own processes.
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while not os.path.exists(address):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop((proc, folder))
+            os.environ[ENV_VAR] = ""
+            print("ablation: the fork server did not start; every training job runs in its own process", file=sys.stderr)
+            return None
+        time.sleep(0.005)
     os.environ[ENV_VAR] = address
     print(f"ablation: training jobs fork from one torch process (ablation.forkserver, {address})", file=sys.stderr)
     return proc, folder
+
+
+def _server_command(address: str) -> list[str]:
+    return [sys.executable, "-m", "ablation.forkserver", "serve", "--socket", address, "--parent", str(os.getpid())]
 
 
 def stop(handle) -> None:
