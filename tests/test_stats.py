@@ -308,3 +308,21 @@ def test_t_interval_matches_scipy_and_honest_ci_contains_both():
     # constant data: a zero-width interval, never NaN
     clo, chi = S.t_mean_ci([np.full(5, 0.5)], 0.95)
     assert clo[0] == chi[0] == 0.5
+
+
+def test_above_bootstrap_max_n_the_t_interval_which_the_bootstrap_agrees_with():
+    rng = np.random.default_rng(3)
+    small, large = rng.beta(8, 2, 40), rng.beta(8, 2, 1500)  # skewed, bounded, like accuracies
+    lo, hi, method = S.bootstrap_mean_ci([small, large], 0.95, 9999, 0, max_n=1000)
+    assert method[0] == "BCa" and method[1] == "t (n > 1000)"
+    tlo, thi = S.t_mean_ci([large], 0.95)
+    assert (lo[1], hi[1]) == (tlo[0], thi[0])
+    # what the t-interval stands in for: the bootstrap of the same 1,500 values
+    blo, bhi, bmethod = S.bootstrap_mean_ci([large], 0.95, 9999, 0, max_n=None)
+    assert bmethod[0] == "BCa"
+    width = thi[0] - tlo[0]
+    assert abs(blo[0] - tlo[0]) < 0.05 * width and abs(bhi[0] - thi[0]) < 0.05 * width
+    # the limit comes from the config: a paired comparison on many pairs says which interval it is
+    hlo, hhi, hmethod = S.honest_mean_ci([large], 0.95, 9999, 0, max_n=1000)
+    assert hmethod[0] == "t (n > 1000)" and (hlo[0], hhi[0]) == (tlo[0], thi[0])
+    assert S.honest_mean_ci([small], 0.95, 999, 0, max_n=1000)[2][0] == "BCa bootstrap ∪ t"

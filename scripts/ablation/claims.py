@@ -265,7 +265,7 @@ def _mean_ci(values: np.ndarray, metric: str, cfg: dict, seed: int) -> tuple[flo
         k, n = float(values.sum()), float(len(values))
         lo, hi = S.clopper_pearson_ci(k, n, cfg["confidence"])
         return float(lo), float(hi), "Clopper-Pearson"
-    lo, hi, method = S.honest_mean_ci([values], cfg["confidence"], cfg["n_resamples"], seed)
+    lo, hi, method = S.honest_mean_ci([values], cfg["confidence"], cfg["n_resamples"], seed, max_n=cfg["bootstrap_max_n"])
     return float(lo[0]), float(hi[0]), f"over seeds: {method[0]}"
 
 
@@ -343,7 +343,7 @@ def _paired(c, summary, factors, cfg):
 
 
 def _diff_ci(d, cfg, seed):
-    lo, hi, _ = S.honest_mean_ci([d], cfg["confidence"], cfg["n_resamples"], seed, bounds=(-1.0, 1.0))
+    lo, hi, _ = S.honest_mean_ci([d], cfg["confidence"], cfg["n_resamples"], seed, bounds=(-1.0, 1.0), max_n=cfg["bootstrap_max_n"])
     return float(lo[0]), float(hi[0])
 
 
@@ -437,8 +437,8 @@ def _eval_grad_trend(c, summary, init_grads, factors, cfg, seed):
                     detail=(f"runs with a slope (>= 2 layers with a positive gradient norm): {factor}={lg}: "
                             f"{len(sl_g)}, {factor}={lf}: {len(sl_f)} ({_where_text(c['where'])})"))  # fmt: skip
     inf = (-np.inf, np.inf)
-    (glo,), (ghi,), _ = S.honest_mean_ci([sl_g], cfg["confidence"], cfg["n_resamples"], seed, bounds=inf)
-    (flo,), (fhi,), _ = S.honest_mean_ci([sl_f], cfg["confidence"], cfg["n_resamples"], seed, bounds=inf)
+    (glo,), (ghi,), _ = S.honest_mean_ci([sl_g], cfg["confidence"], cfg["n_resamples"], seed, bounds=inf, max_n=cfg["bootstrap_max_n"])
+    (flo,), (fhi,), _ = S.honest_mean_ci([sl_f], cfg["confidence"], cfg["n_resamples"], seed, bounds=inf, max_n=cfg["bootstrap_max_n"])
     if glo > 0 and flo >= -fm and fhi <= fm:
         verdict = "SUPPORTED"
     elif ghi <= 0 or flo > fm or fhi < -fm:
