@@ -184,3 +184,16 @@ def test_cli_rejects_unknown_settings(tmp_path, capsys):
         train.main(["--settings", '{"nope": 1}', "--outdir", str(tmp_path / "x")])
     assert exc.value.code != 0 and "unknown settings: nope" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def test_cost_estimate_orders_runs_like_their_training_time():
+    """The train rule's priority: costlier settings (more epochs, blocks, positions, heads, sequences)
+    rank higher; the attention-only model ranks below a 2-block encoder of the same shape."""
+    from ablation import settings as S
+
+    base = S.from_dict({"arch": "encoder", "depth": 2, "heads": 1, "seq_len": 8})
+    cost = S.cost_estimate
+    for change in ({"epochs": 600}, {"depth": 10}, {"seq_len": 32}, {"heads": 4}, {"n_train": 4000}):
+        assert cost(S.from_dict({**base.as_dict(), **change})) > cost(base), change
+    assert cost(S.from_dict({**base.as_dict(), "arch": "attention_only"})) < cost(base)
+    assert cost(S.from_dict({**base.as_dict(), "epochs": 1, "n_train": 1, "n_test": 1})) == 1  # never 0

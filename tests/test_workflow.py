@@ -125,6 +125,21 @@ def test_local_training_jobs_ran_in_the_fork_server_which_is_gone(smoke_run):
             continue
 
 
+def test_costliest_training_jobs_start_first(smoke_run):
+    """The train rule's priority (ablation.settings.cost_estimate): all training jobs are ready at
+    once, so Snakemake starts them in order of decreasing estimated cost (ties in any order)."""
+    from ablation.settings import cost_estimate
+
+    _, proc = smoke_run
+    log = proc.stdout + proc.stderr
+    started = re.findall(r"rule train:\n(?:.*\n)*?\s+wildcards: study=(\S+), run=(\S+)", log)
+    assert len(started) == 44, len(started)
+    runs = {(r.study, r.run_id): r for study in SMOKE.studies.values() for r in study.runs()}
+    costs = [cost_estimate(runs[key].settings) for key in started]
+    assert len(set(costs)) > 3  # the smoke config has runs of different cost
+    assert costs == sorted(costs, reverse=True), list(zip(started, costs))
+
+
 def test_second_run_has_nothing_to_do(smoke_run):
     work, _ = smoke_run
     out = snakemake(work, "-n", "--configfile", "config/smoke.yaml")

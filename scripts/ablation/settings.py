@@ -79,6 +79,17 @@ def _make_class():
 Settings = _make_class()
 
 
+def cost_estimate(s: "Settings") -> int:
+    """A rough relative cost of training ``s`` (not a time): Snakemake starts the costliest training
+    jobs first (the train rule's ``priority``), so that no long job is left alone at the end while
+    the other cores idle. At these model sizes PyTorch's per-operation overhead dominates, and the
+    cost grows about linearly in blocks, sequence length and heads (train_seconds of the benchmark
+    harness's runs): epochs x blocks x (seq_len + 8) x (heads + 2), scaled by the sequences."""
+    blocks = s.depth if s.arch == "encoder" else 1
+    sequences = (s.n_train + 2 * s.n_test) / 700  # 1 at the lesson's 400 + 2 x 150
+    return max(1, round(s.epochs * blocks * (s.seq_len + 8) * (s.heads + 2) * sequences / 100))
+
+
 def from_dict(values: dict) -> "Settings":
     """Settings from a (possibly partial) mapping; unknown names are an error."""
     unknown = set(values) - {f.name for f in dataclasses.fields(Settings)}

@@ -4,6 +4,7 @@ import os
 import sys
 
 from ablation import config as ablation_config
+from ablation.settings import cost_estimate
 
 try:
     CFG = ablation_config.validate(config)
@@ -60,6 +61,11 @@ def run_of(wildcards):
 
 def run_settings_json(wildcards):
     return run_of(wildcards).settings.to_json()
+
+
+def train_priority(wildcards):
+    """Costliest training first (ablation.settings.cost_estimate): a short idle tail."""
+    return cost_estimate(run_of(wildcards).settings)
 
 
 def study_run_files(wildcards, name="metrics.csv"):

@@ -14,6 +14,7 @@ rule train:
         "results/{study}/logs/train/{run}.log",
     benchmark:
         "results/{study}/benchmarks/train/{run}.tsv"
+    priority: train_priority
     conda:
         "../../environment.yml"
     threads: CFG.train_threads
