@@ -15,6 +15,9 @@ STUDIES = CFG.studies
 RUNS = {
     name: {run.run_id: run for run in study.runs()} for name, study in STUDIES.items()
 }
+ANY_CUDA = any(
+    run.settings.device == "cuda" for runs in RUNS.values() for run in runs.values()
+)
 
 
 envvars:
@@ -61,6 +64,11 @@ def run_of(wildcards):
 
 def run_settings_json(wildcards):
     return run_of(wildcards).settings.to_json()
+
+
+def train_gpu(wildcards):
+    """1 GPU for a run on CUDA (a cluster executor then asks for it), else none."""
+    return int(run_of(wildcards).settings.device == "cuda")
 
 
 def train_priority(wildcards):

@@ -17,13 +17,7 @@ rule verify:
     threads: CFG.train_threads
     resources:
         # it re-trains runs as their settings say: a GPU when any run asks for CUDA
-        gpu=int(
-            any(
-                run.settings.device == "cuda"
-                for runs in RUNS.values()
-                for run in runs.values()
-            )
-        ),
+        gpu=int(ANY_CUDA),
     params:
         # only what defines the runs: a new description or claim does not re-verify
         config=lambda wildcards: json.dumps(ablation_verify.runs_config(CFG)),
