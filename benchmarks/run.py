@@ -491,6 +491,36 @@ def shell_commands(dry_run_output: str) -> dict[str, list[str]]:
     return out
 
 
+BARE_SHAPES = (
+    ("one output", 1, False),
+    ("our train job's shape: 5 outputs, a log, a benchmark", 5, True),
+)
+
+
+def bare_snakefile(n_jobs: int, outputs: int, log_and_benchmark: bool) -> str:
+    """A Snakefile with nothing but ``n_jobs`` wildcard jobs of one rule: Snakemake's own cost."""
+    outs = ", ".join(f'"out/{{i}}/f{k}.txt"' for k in range(outputs))
+    lines = ["rule all:", f'    input: expand("out/{{i}}/f0.txt", i=range({n_jobs}))', "", "rule make:", f"    output: {outs}"]
+    if log_and_benchmark:
+        lines += ['    log: "logs/{i}.log"', '    benchmark: "benchmarks/{i}.tsv"']
+    return "\n".join([*lines, '    shell: "touch {output}"', ""])
+
+
+def bare_dry_runs(tmp: Path, n_jobs: int) -> list[dict]:
+    """`snakemake -n` of bare Snakefiles with as many jobs as the grid: what any workflow of this
+    size costs on this machine, before our rules, config validation or input functions."""
+    out = []
+    for label, outputs, lb in BARE_SHAPES:
+        folder = tmp / f"bare_{outputs}_{int(lb)}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "Snakefile").write_text(bare_snakefile(n_jobs, outputs, lb))
+        with Meter() as m:
+            p = must(run([SNAKEMAKE, "-n", "--cores", "1", "--workflow-profile", "none"], cwd=folder), f"bare dry run ({label})")
+        out.append({"label": label, "meter": m.record(), "wall_s": m.wall, "cpu_s": p.cpu, "n_jobs": n_jobs})
+        log(f"   bare Snakemake dry run, {n_jobs} jobs, {label}: {m.wall:.1f} s")
+    return out
+
+
 def section_scale(tmp: Path, quick: bool) -> dict:
     cfg = grid_config(quick)
     n = n_runs(cfg)
@@ -516,7 +546,9 @@ def section_scale(tmp: Path, quick: bool) -> dict:
     n_small = n_runs(small_cfg)
     res["dry_run_one_seed"] = {"meter": ms.record(), "wall_s": ms.wall, "cpu_s": ps.cpu, "n_runs": n_small,
                                "per_job_s": (m.wall - ms.wall) / max(1, n - n_small)}  # fmt: skip
-    log(f"   dry run {m.wall:.1f} s ({n_small} runs: {ms.wall:.1f} s); writing {n} synthetic runs")
+    log(f"   dry run {m.wall:.1f} s ({n_small} runs: {ms.wall:.1f} s)")
+    res["dry_run_bare"] = bare_dry_runs(tmp, n)
+    log(f"   writing {n} synthetic runs")
     with Meter() as m:
         must(run([PY, str(HERE / "synth.py"), "--config", str(cfg_path), "--results", str(work / "results")],
                  cwd=work), "synth")  # fmt: skip
@@ -837,7 +869,9 @@ def evaluate_goals(R: dict) -> list[dict]:
         n = sc["n_runs"]
         scale_note = "" if n == 10000 else f" (at {n} runs)"
         d = sc["dry_run"]["wall_s"]
-        add("dry_run", d, d <= 15, f"{d:.1f} s{scale_note}")
+        bare = "".join(f"; bare Snakemake, same number of jobs, {b['label']}: {b['wall_s']:.1f} s"
+                       for b in sc.get("dry_run_bare", []))  # fmt: skip
+        add("dry_run", d, d <= 15, f"{d:.1f} s{bare}{scale_note}")
         ag = sc["aggregate"]
         add("aggregate", ag["wall_s"], ag["ok"] and ag["wall_s"] <= 30,
             f"{ag['wall_s']:.1f} s{scale_note}" + ("" if ag["ok"] else " (a step failed)"))  # fmt: skip
@@ -1113,6 +1147,10 @@ def render(R: dict) -> str:
         d1 = sc["dry_run_one_seed"]
         w(f"| `snakemake -n`, the same grid with 1 seed ({d1['n_runs']} runs; = all seeds of a combination in one job) | "
           f"{d1['wall_s']:.1f} s | {d1['cpu_s']:.1f} s | | {meter_note(d1['meter'])} |")  # fmt: skip
+        for b in sc.get("dry_run_bare", []):
+            w(f"| for comparison: `snakemake -n` of a bare Snakefile, {b['n_jobs']} jobs of one rule ({b['label']}; "
+              f"`touch`, no config, no input functions) | {b['wall_s']:.1f} s | {b['cpu_s']:.1f} s | | "
+              f"{meter_note(b['meter'])} |")  # fmt: skip
         df = sc["dry_run_finished"]
         w(f"| `snakemake -n -p` with every run finished | {df['wall_s']:.1f} s | {df['cpu_s']:.1f} s | | "
           f"{meter_note(df['meter'])} |")  # fmt: skip
@@ -1249,6 +1287,11 @@ def notes(R: dict) -> list[str]:
     sc = S.get("scale")
     if sc:
         d, d1 = sc["dry_run"], sc["dry_run_one_seed"]
+        bare = sc.get("dry_run_bare", [])
+        if bare:
+            out.append(f"Snakemake alone: a dry run of {bare[0]['n_jobs']} jobs of a bare one-rule Snakefile takes "
+                       + " and ".join(f"{b['wall_s']:.1f} s ({b['label']})" for b in bare)
+                       + f" on this machine; ours takes {d['wall_s']:.1f} s.")  # fmt: skip
         out.append(f"DAG cost: the dry run grows by {fmt_s(d1['per_job_s'])} per run ({d1['n_runs']} → {sc['n_runs']} runs: "
                    f"{d1['wall_s']:.1f} s → {d['wall_s']:.1f} s); one job per factor combination (all its seeds) instead "
                    f"of one per run would make the {sc['n_runs']}-run dry run about {d1['wall_s']:.1f} s.")  # fmt: skip
