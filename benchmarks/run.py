@@ -1126,7 +1126,9 @@ def render(R: dict) -> str:
               f"{c.get('norm', '–') if c['arch'] == 'encoder' else '–'} | {c.get('epochs', 300)} | {r['naive_s']:.2f} s | "
               f"{r['ours_s']:.2f} s | {r['speedup']:.2f}× |{cpu_cells} {r['naive_acc']:.3f} / {r['ours_acc']:.3f} |")  # fmt: skip
         reps = sorted({r.get("repeats", 1) for r in sp["rows"]})
-        w(f"\nEach time is the fastest of its repeats ({' or '.join(map(str, reps))}: more for runs under 3 s), ours and naive "
+        rounds = max(r.get("rounds", 1) for r in sp["rows"])
+        w(f"\nEach time is the fastest of its timings ({' or '.join(map(str, reps))}: more for runs under 3 s), taken in "
+          f"{rounds} round{'s' if rounds > 1 else ''} over all combinations, ours and naive "
           "interleaved; both get the same data and the same epochs (fewer than 300 in the full harness, to fit its "
           "time budget: the speed-up is a cost per epoch); ours includes what train_run records (curve, gradient "
           "norms, final evaluation, parameter hash). Accuracies after that many epochs are shown only as a "
