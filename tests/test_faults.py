@@ -70,8 +70,6 @@ def non_atomic_writers(folder: Path) -> list[str]:
                 first_name = first.id if isinstance(first, ast.Name) else ""
                 if name == "savefig" and "buf" in first_name:
                     continue  # into a BytesIO, then io.write_bytes
-                if name == "rename" and path.name == "forkserver.py" and first_name == "pending":
-                    continue  # a listening socket put under its name, not a file's contents
                 if name == "to_csv" and first_name == "fh":
                     continue  # into an io.atomic_open handle
                 if name.startswith("to_") and first is None and not any(k.arg == "path_or_buf" for k in node.keywords):

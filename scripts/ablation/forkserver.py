@@ -159,16 +159,11 @@ def serve(address: str, parent: int | None = None) -> int:
     import signal
 
     parent = os.getppid() if parent is None else parent
-    # Listen before the imports, so that early clients wait in the backlog instead of falling back; the
-    # socket appears under its name only once it listens (start() waits for exactly that).
-    pending = f"{address}.{os.getpid()}.tmp"
-    for path in (address, pending):
-        if os.path.exists(path):
-            os.unlink(path)
+    if os.path.exists(address):
+        os.unlink(address)
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    srv.bind(pending)
+    srv.bind(address)  # before the imports: early clients wait in the backlog instead of falling back
     srv.listen(128)
-    os.rename(pending, address)
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
 
     import torch  # noqa: F401  (the point: imported once, before any fork; no torch operation runs here)
@@ -249,7 +244,7 @@ def start(workflow) -> object | None:
     # Jobs start as soon as this hook returns: wait until the server listens (a Python start-up, well
     # under a second), else the first jobs would find no server and train in their own processes.
     deadline = time.monotonic() + _START_TIMEOUT_S
-    while not os.path.exists(address):
+    while not _listening(address):
         if proc.poll() is not None or time.monotonic() > deadline:
             stop((proc, folder))
             os.environ[ENV_VAR] = ""
@@ -259,6 +254,18 @@ def start(workflow) -> object | None:
     os.environ[ENV_VAR] = address
     print(f"ablation: training jobs fork from one torch process (ablation.forkserver, {address})", file=sys.stderr)
     return proc, folder
+
+
+def _listening(address: str) -> bool:
+    """Whether a server listens at ``address`` (the probe's empty connection is dropped by the server)."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(address)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
 
 
 def _server_command(address: str) -> list[str]:
