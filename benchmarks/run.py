@@ -426,7 +426,7 @@ def section_overhead(e2e: dict) -> dict:
 
 
 SPEED_EPOCHS = 60
-SPEED_REPEATS = 3  # a single timing of a 10-s run varied by ±20 % on this VM (1.26-1.65x for one combination)
+SPEED_REPEATS = 3  # rounds over all combinations: single timings on this VM are noisy (see speed.py)
 
 
 def speed_combos(quick: bool) -> list[dict]:

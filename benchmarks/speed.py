@@ -56,14 +56,13 @@ def main(argv=None) -> int:
     _ours(warm, make_order_data(warm))
     # Rounds over all combinations, not repeats back to back: a slow spell of this VM (seconds long)
     # then hits one round, and the fastest of the rounds escapes it.
-    setups = [(combo, S.from_dict(combo)) for combo in combos]
-    setups = [(combo, s, make_order_data(s)) for combo, s in setups]
+    settings = [S.from_dict(combo) for combo in combos]
+    datas = [make_order_data(s) for s in settings]
     times = [{"naive": [], "ours": []} for _ in combos]
     cpus = [{"naive": [], "ours": []} for _ in combos]
     accs = [{} for _ in combos]
-    r = 0
-    while True:
-        for i, (_, s, data) in enumerate(setups):
+    for r in range(args.repeats):
+        for i, (s, data) in enumerate(zip(settings, datas)):
             short = bool(times[i]["ours"]) and max(min(v) for v in times[i].values()) < 3.0
             inner = -(-args.short_repeats // args.repeats) if short else 1  # more timings of short runs
             for k in range(inner):
@@ -73,11 +72,8 @@ def main(argv=None) -> int:
                     times[i][name].append(t)
                     cpus[i][name].append(cpu)
                     accs[i][name] = acc
-        r += 1
-        if r >= args.repeats:
-            break
     rows = []
-    for (combo, _, _), tm, cp, acc in zip(setups, times, cpus, accs):
+    for combo, tm, cp, acc in zip(combos, times, cpus, accs):
         row = {
             "combo": combo,
             "naive_s": min(tm["naive"]),
@@ -85,7 +81,7 @@ def main(argv=None) -> int:
             "naive_cpu_s": min(cp["naive"]),
             "ours_cpu_s": min(cp["ours"]),
             "repeats": len(tm["ours"]),
-            "rounds": r,
+            "rounds": args.repeats,
             "naive_acc": acc["naive"],
             "ours_acc": acc["ours"],
         }

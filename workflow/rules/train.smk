@@ -19,7 +19,7 @@ rule train:
         "../../environment.yml"
     threads: CFG.train_threads
     resources:
-        # a function per job only when some run is on CUDA: each costs a 10,000-run DAG ~0.5 s
+        # a function per job only when some run is on CUDA: every input function slows a big DAG
         gpu=train_gpu if ANY_CUDA else 0,
     params:
         settings=run_settings_json,
