@@ -24,6 +24,7 @@ def test_cli_writes_the_rows(tmp_path):
     assert checks.main(["--out", str(out)]) == 0
     with open(out, newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    assert [r["check"] for r in rows] == [r["check"] for r in checks.run_checks()]
+    # the file holds what run_checks computes (the checks are seeded), every field as csv writes it
+    expected = [{k: "" if v is None else str(v) for k, v in r.items()} for r in checks.run_checks()]
+    assert rows == expected
     assert {r["status"] for r in rows} == {"PASS"}
-    assert rows[0]["lesson_value"] == "6.3e-08"

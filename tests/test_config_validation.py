@@ -367,3 +367,39 @@ def test_bad_configs_stop_snakemake_before_any_job(tmp_path):
         assert not any((work / "results").iterdir()), (name, list((work / "results").rglob("*")))
         assert not sentinel.exists(), f"{name}: an unsafe tag was executed"
         assert "Job stats" not in out and "rule train" not in out, (name, out)
+
+
+# The global settings' bounds, each probed on both sides: the last value inside is accepted, the first
+# outside (or the bound itself, where it is exclusive) is refused with the key and the bound named.
+BOUNDS = [
+    # key, accepted, (refused value, message)...
+    ("stats.alpha", [1e-9, 0.05, 0.999], [(0, "must be > 0"), (1, "must be < 1"), (5, "must be < 1"), (-0.05, "must be > 0")]),
+    ("stats.confidence", [0.500001, 0.95, 0.999], [(0.5, "must be > 0.5"), (1, "must be < 1"), (95, "must be < 1")]),
+    ("stats.n_resamples", [99, 9999], [(98, "must be >= 99"), (0, "must be >= 99")]),
+    ("stats.converged_threshold", [0, 0.95, 1], [(-0.01, "must be >= 0"), (1.01, "must be <= 1"), (95, "must be <= 1")]),
+    ("stats.bootstrap_max_n", [1, 1000], [(0, "must be >= 1")]),
+    ("verify.sample", [1, 3], [(0, "must be >= 1")]),
+    ("train_threads", [1, 2], [(0, "must be >= 1"), (-1, "must be >= 1")]),
+]  # fmt: skip
+
+
+def _with(key: str, value):
+    cfg = copy.deepcopy(BASE)
+    *parents, leaf = key.split(".")
+    node = cfg
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = value
+    return cfg
+
+
+@pytest.mark.parametrize("key, accepted, refused", BOUNDS, ids=[b[0] for b in BOUNDS])
+def test_global_settings_bounds(key, accepted, refused):
+    for value in accepted:
+        cfg = C.validate(_with(key, value))
+        section, _, leaf = key.rpartition(".")
+        assert (getattr(cfg, section)[leaf] if section else getattr(cfg, leaf)) == value
+    for value, bound in refused:
+        with pytest.raises(C.ConfigError) as info:
+            C.validate(_with(key, value))
+        assert str(info.value) == f"{key}: {value} is out of range: {bound}"

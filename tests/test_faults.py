@@ -1,6 +1,7 @@
 """Faults: nothing lost, nothing half-written.
 
-- every writer of scripts/ablation goes through the atomic writers of ablation.io;
+- every job of the DAG writes its files atomically: watched while it runs, none opens a final path
+  for writing (where a kill would leave a partial file), and the watch itself kills a plain open();
 - aggregation refuses a truncated or corrupt per-run file, naming it (Python level and in Snakemake);
 - a run that diverges is recorded as diverged, counted in the summary and the report, and the rest
   of the DAG completes; a second Snakemake started in the same folder meanwhile is refused by the
@@ -15,7 +16,6 @@ Resuming after a hard kill (SIGKILL, power loss, lost node) is:
     snakemake --cores 2 --configfile config/smoke.yaml  # re-runs incomplete jobs (profile: rerun-incomplete)
 """
 
-import ast
 import csv
 import json
 import os
@@ -43,74 +43,86 @@ LOCKED = "Directory cannot be locked"
 
 # ---------------------------------------------------------------- atomic writes
 
+# Loaded (as sitecustomize) by every Python process of the diverging run below. In the pipeline's own
+# jobs (`python -m ablation...`, and the training children the fork server forks) it watches, through
+# Python's audit hook, every file opened for writing under results/ or reports/: a job opening a file
+# at its final path (not an atomic writer's hidden temporary sibling) is killed right there, after
+# the open has truncated the file, and the path is recorded. HOLD_UNTIL makes each job wait for a
+# file first, so that the run is known to be in progress while a second Snakemake is started.
+KILL_HOOK = r"""
+import os, signal, sys, time
 
-def non_atomic_writers(folder: Path) -> list[str]:
-    """Calls in folder/*.py (io.py aside) that write a file other than through ablation.io."""
-    offenders = []
-    for path in sorted(folder.glob("*.py")):
-        if path.name == "io.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            owner = getattr(func.value, "id", "") if isinstance(func, ast.Attribute) else ""
-            if name == "open" and owner in ("", "io", "os", "gzip"):
-                target = node.args[0] if node.args else None
-                if isinstance(target, ast.Constant) and isinstance(target.value, int):
-                    continue  # a file descriptor (the fork server's child re-opening stdout), not a file
-                mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
-                text = mode.value if isinstance(mode, ast.Constant) else "r" if mode is None else "?"
-                if any(m in text for m in "wax+?"):
-                    offenders.append(f"{path.name}:{node.lineno}: open(..., {text!r})")
-            elif name in ("write_text", "write_bytes", "to_csv", "to_json", "to_parquet", "to_excel", "savefig",
-                          "dump", "safe_dump", "save", "replace", "rename", "copy", "copyfile") and owner != "io":
-                first = node.args[0] if node.args else None
-                first_name = first.id if isinstance(first, ast.Name) else ""
-                if name == "savefig" and "buf" in first_name:
-                    continue  # into a BytesIO, then io.write_bytes
-                if name == "to_csv" and first_name == "fh":
-                    continue  # into an io.atomic_open handle
-                if name.startswith("to_") and first is None and not any(k.arg == "path_or_buf" for k in node.keywords):
-                    continue  # no path: returns a string
-                if name in ("dump", "safe_dump") and len(node.args) < 2 and all(k.arg != "stream" for k in node.keywords):
-                    continue  # no stream: returns a string
-                if name in ("replace", "copy") and owner not in ("os", "shutil"):
-                    continue  # str.replace, dict.copy, ...
-                offenders.append(f"{path.name}:{node.lineno}: {owner + '.' if owner else ''}{name}(...)")
-    return offenders
+MODULE = sys.orig_argv[sys.orig_argv.index("-m") + 1] if "-m" in sys.orig_argv[:-1] else ""
+ARMED = MODULE.startswith("ablation.") or os.environ.get("KILL_HOOK_ALWAYS") == "1"
+ROOTS = tuple(os.path.join(os.environ["KILL_HOOK_ROOT"], d) + os.sep for d in ("results", "reports"))
+WRITE = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
-def test_every_writer_uses_the_atomic_writers(tmp_path):
-    offenders = non_atomic_writers(REPO / "scripts" / "ablation")
-    assert not offenders, "non-atomic writers:\n" + "\n".join(offenders)
-    # the audit itself finds the usual ways
-    (tmp_path / "bad.py").write_text(
-        "import json, shutil\nopen(p, 'w')\nopen(p, mode='ab')\njson.dump(x, fh)\npath.write_text('x')\n"
-        "df.to_csv(path)\nfig.savefig(path)\nshutil.copy(a, b)\ntorch.save(m, p)\nopen(p)\njson.dumps(x)\n"
-        "open(1, 'w', closefd=False)\n"
-    )
-    assert [o.split(":")[1] for o in non_atomic_writers(tmp_path)] == [str(i) for i in range(2, 10)]
+BUSY = []  # the hook's own opens below raise the event again
 
 
-def test_atomic_writes_get_the_usual_permissions(tmp_path):
-    umask = os.umask(0o022)
-    try:
-        io.write_text(tmp_path / "report.html", "x")
-        assert (tmp_path / "report.html").stat().st_mode & 0o777 == 0o644  # not mkstemp's 0o600
-    finally:
-        os.umask(umask)
+def hook(event, args):
+    if event != "open" or BUSY or not isinstance(args[0], (str, bytes, os.PathLike)):
+        return
+    path, mode, flags = os.path.abspath(os.fsdecode(args[0])), args[1], args[2] or 0
+    writing = any(c in mode for c in "wax+") if isinstance(mode, str) else bool(flags & WRITE)
+    name = os.path.basename(path)
+    if not writing or not path.startswith(ROOTS) or (name.startswith(".") and name.endswith(".tmp")):
+        return
+    BUSY.append(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)  # what the open does first
+    os.write(fd, b"partial")
+    record = os.open(os.environ["KILL_HOOK_LOG"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.write(record, f"{path}\t{' '.join(sys.orig_argv)}\n".encode())
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
-def test_atomic_write_leaves_old_file_when_interrupted(tmp_path):
-    target = tmp_path / "metrics.csv"
-    io.write_text(target, "old\n")
-    with pytest.raises(RuntimeError), io.atomic_open(target) as fh:
-        fh.write("new, half")
-        raise RuntimeError("killed")
-    assert target.read_text() == "old\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["metrics.csv"], "the temporary file is removed"
+if ARMED:
+    sys.addaudithook(hook)
+    hold = os.environ.get("HOLD_UNTIL")
+    deadline = time.monotonic() + 300
+    while hold and not os.path.exists(hold) and time.monotonic() < deadline:
+        time.sleep(0.05)
+"""
+
+
+def _kill_hook_env(work: Path, hold_until: Path | None = None) -> dict:
+    """The environment that loads KILL_HOOK into every job started in ``work``."""
+    folder = work.parent / "kill_hook"
+    folder.mkdir(exist_ok=True)
+    (folder / "sitecustomize.py").write_text(KILL_HOOK)
+    path = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path, "KILL_HOOK_ROOT": str(work), "KILL_HOOK_LOG": str(folder / "killed.tsv")}
+    return env | ({"HOLD_UNTIL": str(hold_until)} if hold_until else {})
+
+
+def test_the_kill_hook_catches_a_non_atomic_writer(tmp_path):
+    """The watch used on the diverging run: a plain open() of a final path is killed, leaving a partial
+    file; an atomic writer is not."""
+    work = tmp_path / "work"
+    (work / "results").mkdir(parents=True)
+    env = _kill_hook_env(work) | {"KILL_HOOK_ALWAYS": "1"}
+    plain = "from pathlib import Path; Path('results/x.csv').open('w').write('a,b\\n1,2\\n')"
+    atomic = "from ablation import io; io.write_text('results/y.csv', 'a,b\\n1,2\\n')"
+    for code in (plain, atomic):
+        proc = subprocess.run([str(BIN / "python"), "-c", code], cwd=work, env=env, capture_output=True, timeout=120)
+        assert proc.returncode == (-signal.SIGKILL if code == plain else 0), proc.stderr
+    assert (work / "results" / "x.csv").read_text() == "partial"
+    assert (work / "results" / "y.csv").read_text() == "a,b\n1,2\n"
+    killed = (tmp_path / "kill_hook" / "killed.tsv").read_text().splitlines()
+    assert [line.split("\t")[0] for line in killed] == [str(work / "results" / "x.csv")]
+
+
+def test_every_job_writes_atomically(diverging_run):
+    """Every job of the DAG (training through the fork server, aggregation, statistics, figures,
+    checks, verification, report) ran with KILL_HOOK: none opened a final path for writing."""
+    work, first_rc, first_out, _, _ = diverging_run
+    record = work.parent / "kill_hook" / "killed.tsv"
+    assert not record.exists() or not record.read_text(), "killed while writing a final path:\n" + record.read_text()
+    assert first_rc == 0, first_out[-3000:]
+    written = [p for p in (work / "results").rglob("*") if p.is_file()]
+    assert not [p for p in written if p.read_bytes() == b"partial"]
+    assert len({p.suffix for p in written}) >= 4  # csv, json, png, md/html ...
 
 
 # ---------------------------------------------------------------- corrupt per-run files
@@ -243,12 +255,15 @@ DIVERGING = {
 
 @pytest.fixture(scope="module")
 def diverging_run(tmp_path_factory):
-    """The tiny diverging config through the whole DAG; a second Snakemake is started while the first holds the lock."""
-    work = copy_project(tmp_path_factory.mktemp("diverging"))
+    """The tiny diverging config through the whole DAG, every job watched by KILL_HOOK; a second
+    Snakemake is started while the first holds the lock, its jobs held until the second has ended."""
+    work = copy_project(tmp_path_factory.mktemp("diverging") / "work")
     (work / "config" / "div.yaml").write_text(yaml.safe_dump(DIVERGING, sort_keys=False))
     cmd = [str(BIN / "snakemake"), "--cores", "2", "--configfile", "config/div.yaml"]
+    go = work.parent / "second-run-done"
     with open(work / "first.out", "w") as out:
-        first = subprocess.Popen(cmd, cwd=work, stdout=out, stderr=subprocess.STDOUT, text=True)
+        first = subprocess.Popen(cmd, cwd=work, stdout=out, stderr=subprocess.STDOUT, text=True,
+                                 env=_kill_hook_env(work, hold_until=go))  # fmt: skip
         locks = work / ".snakemake" / "locks"
         deadline = time.monotonic() + 300
         while not (locks.is_dir() and any(locks.iterdir())):
@@ -256,7 +271,8 @@ def diverging_run(tmp_path_factory):
             assert time.monotonic() < deadline
             time.sleep(0.1)
         second = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=300)
-        still_running = first.poll() is None
+        still_running = first.poll() is None  # its jobs wait for `go`
+        go.touch()
         first.wait(timeout=600)
     return work, first.returncode, (work / "first.out").read_text(), second, still_running
 

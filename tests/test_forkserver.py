@@ -111,6 +111,48 @@ def test_falls_back_to_training_in_process(tmp_path):
     assert json.loads((tmp_path / "nosrv" / "provenance.json").read_text())["launcher"] == "process"
     rc, _ = _train(tmp_path, "off", "0", settings={**SETTINGS, "epochs": 2})
     assert rc == 0
+    assert json.loads((tmp_path / "off" / "provenance.json").read_text())["launcher"] == "process"
+
+
+PROBE = """
+import json, os, sys
+
+def main(argv):
+    print(json.dumps({"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}))
+    print("to stderr", file=sys.stderr)
+    return int(argv[0])
+"""
+
+
+def test_the_child_runs_as_the_client_would(tmp_path):
+    """The forked child takes the client's arguments, working folder, environment (not the server's)
+    and standard files, and its exit status is the client's."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "probe_target.py").write_text(PROBE)
+    address = str(tmp_path / "probe.sock")
+    path = os.pathsep.join(filter(None, [str(tmp_path / "lib"), os.environ.get("PYTHONPATH")]))
+    server_env = {**_env(None), "PYTHONPATH": path, "ONLY_IN_THE_SERVER": "1"}
+    proc = subprocess.Popen([PY, "-m", "ablation.forkserver", "serve", "--socket", address, "--target", "probe_target"],
+                            env=server_env)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not os.path.exists(address):
+            assert proc.poll() is None and time.monotonic() < deadline, "the server did not bind its socket"
+            time.sleep(0.05)
+        cwd = tmp_path / "job"
+        cwd.mkdir()
+        client_env = {**_env(address), "ONLY_IN_THE_CLIENT": "token"}
+        with (cwd / "out").open("w") as out, (cwd / "err").open("w") as err:
+            rc = subprocess.run([PY, "-m", "ablation.forkserver", "train", "7", "--x"], cwd=cwd, env=client_env,
+                                stdout=out, stderr=err, timeout=60).returncode  # fmt: skip
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert rc == 7
+    seen = json.loads((cwd / "out").read_text())
+    assert seen["argv"] == ["7", "--x"] and seen["cwd"] == str(cwd)
+    assert seen["env"] == {**client_env, "ABLATION_LAUNCHER": "fork-server"}
+    assert (cwd / "err").read_text() == "to stderr\n"
 
 
 def test_killing_the_client_kills_the_training(tmp_path, server):

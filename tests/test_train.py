@@ -12,6 +12,7 @@ import torch
 
 from ablation import train
 from ablation.data import make_order_data
+from ablation.model import build_model
 from ablation.settings import Settings
 
 FAST = dict(n_train=96, n_test=24, epochs=25)
@@ -47,9 +48,17 @@ def test_the_lesson_task_is_learned_with_positional_encoding():
     assert r.final_train_acc >= 0.95 and r.test_acc >= 0.9
 
 
-def test_without_positional_encoding_a_trained_model_scores_exactly_half():
+def test_without_positional_encoding_a_trained_model_scores_exactly_half(monkeypatch):
+    built = []
+    monkeypatch.setattr(train, "build_model", lambda s: built.append(build_model(s)) or built[-1])
     s = Settings(pos_enc="none", seed=3, **FAST)
     r = train.train_run(s)
+    # the trained model gives the twins (A and B swapped) the same logit, up to float32 rounding of
+    # sums taken in another order: one right and one wrong prediction per pair
+    d = make_order_data(s)
+    with torch.no_grad():
+        logits = built[0](d.X_test)
+    torch.testing.assert_close(logits[: s.n_test], logits[s.n_test :], rtol=1e-5, atol=1e-6)
     assert r.test_correct == s.n_test and r.test_acc == 0.5
 
 

@@ -106,8 +106,9 @@ def test_no_positional_encoding_is_exactly_at_chance(smoke_run):
         summary = pd.read_csv(work / "results" / name / "summary.csv")
         blind = summary[(summary["pos_enc"] == "none") & (summary["status"] == "ok")]
         assert len(blind) > 0
-        pair = 2 / blind["test_total"]
-        assert ((blind["test_acc"] - 0.5).abs() <= pair + 1e-12).all(), blind[["run_id", "test_acc"]]
+        # twins get the same logit: one right and one wrong prediction per pair, exactly half
+        assert (blind["test_correct"] * 2 == blind["test_total"]).all(), blind[["run_id", "test_correct"]]
+        assert (blind["test_acc"] == 0.5).all(), blind[["run_id", "test_acc"]]
 
 
 def test_local_training_jobs_ran_in_the_fork_server_which_is_gone(smoke_run):

@@ -115,15 +115,16 @@ def client(argv: list[str]) -> int:
 # ----------------------------------------------------------------------------- server
 
 
-def _child(conn: socket.socket, request: dict, fds: list[int]) -> int:
-    """In the forked child: become the client's process (fds, cwd, environment), then train."""
+def _child(conn: socket.socket, request: dict, fds: list[int], target: str) -> int:
+    """In the forked child: become the client's process (fds, cwd, environment), then run ``target.main``."""
+    import importlib
     import threading
     import traceback
 
     conn.sendall(_STARTED)
 
-    for target, fd in enumerate(fds):
-        os.dup2(fd, target)
+    for number, fd in enumerate(fds):
+        os.dup2(fd, number)
         os.close(fd)
     sys.stdin = open(0, closefd=False)  # noqa: SIM115
     sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
@@ -133,7 +134,7 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> int:
     os.environ.update(request["env"])
     os.environ["ABLATION_LAUNCHER"] = "fork-server"
     argv = list(request["argv"])
-    sys.argv = ["ablation.train", *argv]
+    sys.argv = [target, *argv]
 
     def die_with_client() -> None:  # the client sends nothing more: EOF means it is gone
         try:
@@ -144,9 +145,7 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> int:
 
     threading.Thread(target=die_with_client, daemon=True).start()
     try:
-        from ablation import train
-
-        return train.main(argv) or 0
+        return importlib.import_module(target).main(argv) or 0
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException:
@@ -154,8 +153,10 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> int:
         return 1
 
 
-def serve(address: str, parent: int | None = None) -> int:
-    """Import torch and ablation.train, then fork one child per request until told to stop."""
+def serve(address: str, parent: int | None = None, target: str = "ablation.train") -> int:
+    """Import torch and ``target`` (a module with ``main(argv)``), then fork one child per request until
+    told to stop."""
+    import importlib
     import signal
 
     parent = os.getppid() if parent is None else parent
@@ -168,8 +169,9 @@ def serve(address: str, parent: int | None = None) -> int:
 
     import torch  # noqa: F401  (the point: imported once, before any fork; no torch operation runs here)
 
-    from ablation import settings, train  # noqa: F401
+    from ablation import settings
 
+    importlib.import_module(target)
     settings.schema()  # parsed once, inherited by every child
     srv.settimeout(_TICK_S)
     while True:
@@ -192,7 +194,7 @@ def serve(address: str, parent: int | None = None) -> int:
             try:
                 srv.close()
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                status = _child(conn, request, fds)
+                status = _child(conn, request, fds, target)
             finally:
                 try:
                     sys.stdout.flush()
@@ -294,9 +296,15 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:
         return client(argv[1:])
-    if argv[:1] == ["serve"] and len(argv) >= 3 and argv[1] == "--socket":
-        parent = int(argv[4]) if len(argv) >= 5 and argv[3] == "--parent" else None
-        return serve(argv[2], parent)
+    if argv[:1] == ["serve"]:
+        import argparse
+
+        parser = argparse.ArgumentParser(prog="python -m ablation.forkserver serve")
+        parser.add_argument("--socket", required=True)
+        parser.add_argument("--parent", type=int, default=None, help="exit when this process is gone")
+        parser.add_argument("--target", default="ablation.train", help="the module whose main(argv) a child runs")
+        args = parser.parse_args(argv[1:])
+        return serve(args.socket, args.parent, args.target)
     print(__doc__, file=sys.stderr)
     return 2
 
