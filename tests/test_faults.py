@@ -376,6 +376,21 @@ def _without(path: Path, drop=TIMING_COLUMNS):
         return [{k: v for k, v in row.items() if k not in drop} for row in csv.DictReader(fh)]
 
 
+def _listing(folder: Path) -> list[str]:
+    """The files of ``folder``, hidden ones (a killed atomic writer's temporary files) aside."""
+    return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+
+
+def _report_text(path: Path) -> str:
+    """The report's text: tags and embedded images (compared as files) dropped, and the two values that
+    are clock readings, the generation time and the total training seconds, blanked."""
+    html = re.sub(r"<img [^>]*>", " ", path.read_text(encoding="utf-8"))
+    text = re.sub(r"<[^>]+>", " ", html)
+    text = re.sub(r"Generated \d{4}-\d\d-\d\d \d\d:\d\d UTC", "Generated (time)", text)
+    text = re.sub(r"\d+ s of training in all", "(seconds) s of training in all", text)
+    return " ".join(text.split())
+
+
 def _check_no_truncated_file(results: Path) -> list:
     """Every CSV/TSV parses with its header, every JSON loads, every PNG is whole; returns leftover temp files."""
     leftovers = []
@@ -418,7 +433,8 @@ def _wait_until(proc: subprocess.Popen, condition, timeout: float = 900) -> bool
 @pytest.mark.slow
 def test_killed_run_resumes_to_identical_results(smoke_run, tmp_path):
     """SIGKILL everything 3 times at random moments, resume with the documented commands each time;
-    the results equal the uninterrupted smoke run's and no file is truncated.
+    the results equal the uninterrupted smoke run's (per-run files, summaries, tables, verify.csv,
+    the same figures, the report's text but for its clock readings) and no file is truncated.
 
     The moments are random (seeded) but tied to progress, so that they fall inside the work whatever
     the machine's speed: twice while training runs (after a random number of finished runs, plus a
@@ -488,6 +504,17 @@ def test_killed_run_resumes_to_identical_results(smoke_run, tmp_path):
                 mismatches.append(str(rel / f))
     if _without(work / "results/verify.csv") != _without(reference / "results/verify.csv"):
         mismatches.append("results/verify.csv")
+    for name in SMOKE.studies:
+        tables = Path("results", name, "tables")
+        if _listing(work / tables) != _listing(reference / tables):
+            mismatches.append(f"{tables}: {_listing(work / tables)} != {_listing(reference / tables)}")
+        mismatches += [str(tables / f) for f in _listing(reference / tables)
+                       if (work / tables / f).read_bytes() != (reference / tables / f).read_bytes()]  # fmt: skip
+    for figures in [Path("results", "figures"), *(Path("results", name, "figures") for name in SMOKE.studies)]:
+        if _listing(work / figures) != _listing(reference / figures):  # every PNG was checked whole above
+            mismatches.append(f"{figures}: {_listing(work / figures)} != {_listing(reference / figures)}")
     assert not mismatches, mismatches
+    report = _report_text(work / "reports" / "ablation_report.html")
+    assert report == _report_text(reference / "reports" / "ablation_report.html")
     assert (work / "reports" / "ablation_report.html").read_text().rstrip().endswith("</html>")
     assert "Nothing to be done" in snakemake(work, "-n", "--configfile", "config/smoke.yaml").stdout

@@ -26,7 +26,7 @@ import pytest
 import yaml
 
 from ablation import config as C
-from conftest import REPO, copy_project
+from conftest import REPO, copy_project, skip_outside_ci
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cluster"))
 import slurm_records as sr  # noqa: E402
@@ -79,7 +79,7 @@ def slurm_partition():
     if not _slurm_installed():
         inst = sr.slurm_sh("install", timeout_s=900)
         if inst.returncode != 0:
-            pytest.skip(f"could not install SLURM (tests/cluster/slurm.sh install): {_tail(inst.stderr, 2000)}")
+            skip_outside_ci(f"could not install SLURM (tests/cluster/slurm.sh install): {_tail(inst.stderr, 2000)}")
     try:
         up = sr.slurm_sh("up", timeout_s=300)
         assert up.returncode == 0, f"tests/cluster/slurm.sh up failed:\n{_tail(up.stderr)}"
@@ -88,6 +88,13 @@ def slurm_partition():
         down = sr.slurm_sh("down", timeout_s=300)
         if down.returncode != 0:
             print(f"tests/cluster/slurm.sh down failed:\n{down.stderr}", file=sys.stderr)
+
+
+@pytest.mark.parametrize("ci, outcome", [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
+def test_a_failed_install_fails_in_ci_and_skips_elsewhere(monkeypatch, ci, outcome):
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match="could not install SLURM"):
+        skip_outside_ci("could not install SLURM (tests/cluster/slurm.sh install): E: Unable to locate package")
 
 
 def _env(partition: str) -> dict:
