@@ -53,5 +53,12 @@ verify: venv
 bench: venv
 	$(BIN)/python benchmarks/run.py
 
+## Mutation testing (mutmut) of the modules that decide results, against their unit tests: writes
+## benchmarks/mutation.md. Not part of `make test`; run it when those modules change. Some modules
+## only: make mutation MODULES="io data".
+.PHONY: mutation
+mutation: venv
+	nice $(BIN)/python benchmarks/mutation.py $(MODULES)
+
 clean-results:
 	rm -rf results/*/ reports/*.html reports/*.zip .snakemake/
