@@ -24,3 +24,38 @@ def test_atomic_write_leaves_old_file_when_interrupted(tmp_path):
         raise RuntimeError("killed")
     assert target.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["metrics.csv"], "the temporary file is removed"
+
+
+def test_write_csv_writes_exactly_header_and_rows(tmp_path):
+    rows = [{"run_id": "pos_enc~none/seed~0", "test_acc": 0.5, "note": "µ → ok"}, {"run_id": "b", "test_acc": 1, "note": ""}]
+    io.write_csv(tmp_path / "a.csv", rows)  # header from the first row's keys
+    expected = "run_id,test_acc,note\npos_enc~none/seed~0,0.5,µ → ok\nb,1,\n"
+    assert (tmp_path / "a.csv").read_bytes() == expected.encode("utf-8")
+    io.write_csv(tmp_path / "b.csv", rows, ["test_acc", "run_id", "note"])  # the given order
+    assert (tmp_path / "b.csv").read_bytes().split(b"\n")[:2] == [b"test_acc,run_id,note", b"0.5,pos_enc~none/seed~0,\xc2\xb5 \xe2\x86\x92 ok"]
+    io.write_csv(tmp_path / "c.csv", [], ["x", "y"])  # no rows: the header alone
+    assert (tmp_path / "c.csv").read_bytes() == b"x,y\n"
+
+
+def test_write_json_is_sorted_indented_and_ends_with_a_newline(tmp_path):
+    io.write_json(tmp_path / "s.json", {"b": 1, "a": {"path": tmp_path / "x"}})
+    assert (tmp_path / "s.json").read_bytes() == f'{{\n  "a": {{\n    "path": "{tmp_path / "x"}"\n  }},\n  "b": 1\n}}\n'.encode()
+
+
+def test_write_text_and_bytes_write_exactly_what_they_are_given(tmp_path):
+    io.write_text(tmp_path / "t.html", "é → ✓\n")
+    assert (tmp_path / "t.html").read_bytes() == "é → ✓\n".encode("utf-8")
+    io.write_bytes(tmp_path / "b.png", b"\x89PNG\r\n\x00\xff")
+    assert (tmp_path / "b.png").read_bytes() == b"\x89PNG\r\n\x00\xff"
+    io.write_text(tmp_path / "new" / "deep" / "x.txt", "x")  # creates missing folders
+    assert (tmp_path / "new" / "deep" / "x.txt").read_text() == "x"
+
+
+def test_write_dataframe_has_no_index_and_passes_options_on(tmp_path):
+    import pandas as pd
+
+    df = pd.DataFrame({"cell": ["a", "µ"], "mean": [0.5, 1 / 3]})
+    io.write_dataframe(tmp_path / "d.csv", df)
+    assert (tmp_path / "d.csv").read_bytes() == "cell,mean\na,0.5\nµ,0.3333333333333333\n".encode("utf-8")
+    io.write_dataframe(tmp_path / "e.csv", df, float_format="%.2f")
+    assert (tmp_path / "e.csv").read_bytes() == "cell,mean\na,0.50\nµ,0.33\n".encode("utf-8")
