@@ -207,7 +207,7 @@ def test_start_returns_only_once_the_server_listens(monkeypatch):
         conn.connect(address)  # no wait, no retry
         conn.close()
     finally:
-        forkserver.stop(handle)
+        forkserver.stop()  # as the Snakefile's onsuccess/onerror: whatever start() started
         monkeypatch.delenv("ABLATION_FORK_SERVER", raising=False)
     proc, folder = handle
     assert proc.poll() is not None and not os.path.exists(folder)

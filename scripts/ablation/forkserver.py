@@ -220,11 +220,15 @@ def _reap() -> None:
 # ----------------------------------------------------------------------------- Snakemake hooks
 
 
+_started: list = []  # the servers start() started in this process, for stop()
+
+
 def start(workflow) -> object | None:
     """onstart: start a server when jobs run on this machine; sets $ABLATION_FORK_SERVER for them.
 
-    Returns a handle for stop(), or None when no server is used (switched off, a cluster executor,
-    --software-deployment-method conda/apptainer, or not Linux).
+    Returns a handle (stop() stops it, or every server started here when given none), or None when
+    no server is used (switched off, a cluster executor, --software-deployment-method
+    conda/apptainer, or not Linux).
     """
     import subprocess
     import tempfile
@@ -255,6 +259,7 @@ def start(workflow) -> object | None:
         time.sleep(0.005)
     os.environ[ENV_VAR] = address
     print(f"ablation: training jobs fork from one torch process (ablation.forkserver, {address})", file=sys.stderr)
+    _started.append((proc, folder))
     return proc, folder
 
 
@@ -274,19 +279,20 @@ def _server_command(address: str) -> list[str]:
     return [sys.executable, "-m", "ablation.forkserver", "serve", "--socket", address, "--parent", str(os.getpid())]
 
 
-def stop(handle) -> None:
-    """onsuccess/onerror: stop the server started by start() and remove its socket folder."""
+def stop(handle=None) -> None:
+    """onsuccess/onerror: stop the server ``handle`` (default: every one start() started here) and
+    remove its socket folder."""
     import shutil
 
-    if not handle:
-        return
-    proc, folder = handle
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except Exception:  # noqa: BLE001
-        proc.kill()
-    shutil.rmtree(folder, ignore_errors=True)
+    for proc, folder in [handle] if handle else list(_started):
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except Exception:  # noqa: BLE001
+            proc.kill()
+        shutil.rmtree(folder, ignore_errors=True)
+        if (proc, folder) in _started:
+            _started.remove((proc, folder))
 
 
 # ----------------------------------------------------------------------------- command line
