@@ -403,3 +403,89 @@ def test_global_settings_bounds(key, accepted, refused):
         with pytest.raises(C.ConfigError) as info:
             C.validate(_with(key, value))
         assert str(info.value) == f"{key}: {value} is out of range: {bound}"
+
+
+# ---------------------------------------------------------------- exact results of validation
+
+
+def test_study_round_trips_through_its_dict_exactly():
+    cfg = C.validate(mutate(lambda c: study(c).update(description="the s1 study")))
+    s1 = cfg.studies["s1"]
+    assert s1.to_dict() == {
+        "name": "s1", "description": "the s1 study", "fixed": s1.fixed, "factors": {"norm": ["post", "pre"]},
+        "seeds": [0, 1], "claims": [],
+    }  # fmt: skip
+    assert s1.fixed["heads"] == 2 and s1.fixed["n_train"] == 8  # fixed over defaults
+    assert C.Study.from_dict(json.loads(json.dumps(s1.to_dict()))) == s1
+    assert C.validate(copy.deepcopy(BASE)).studies["s1"].description == ""
+
+
+def test_run_ids_and_runs_are_exact():
+    cfg = C.validate(mutate(lambda c: study(c)["factors"].update(pos_enc=["none"], lr=[0.01])))
+    runs = cfg.studies["s1"].runs()
+    assert [r.run_id for r in runs] == [
+        f"norm~{n}/pos_enc~none/lr~0.01/seed~{s}" for n in ("post", "pre") for s in (0, 1)
+    ]
+    assert {r.study for r in runs} == {"s1"}
+    assert runs[-1].factors == {"norm": "pre", "pos_enc": "none", "lr": 0.01}
+    assert (runs[-1].settings.norm, runs[-1].settings.seed, runs[-1].settings.heads) == ("pre", 1, 2)
+
+
+def test_format_value_and_duplicate_levels():
+    assert [C.format_value(v) for v in (True, False, None, 0.01, 3, "pre")] == ["true", "false", "null", "0.01", "3", "pre"]
+    # 1 and 1.0 give the same runs; true and 1 do not (a boolean is never a number here)
+    with pytest.raises(C.ConfigError, match=r"factors\.lr: duplicate value 1\.0"):
+        C.validate(mutate(lambda c: study(c)["factors"].update(lr=[1, 1.0])))
+    with pytest.raises(C.ConfigError, match=r"factors\.lr: duplicate value 0\.01"):
+        C.validate(mutate(lambda c: study(c)["factors"].update(lr=[0.01, 0.02, 0.01])))
+
+
+def test_defaults_are_filled_in_and_nothing_is_shared():
+    raw = copy.deepcopy(BASE)
+    first = C.validate(raw)
+    assert raw == BASE  # the input is not changed
+    assert first.stats == {"confidence": 0.95, "n_resamples": 9999, "bootstrap_max_n": 1000,
+                           "converged_threshold": 0.95, "alpha": 0.05}  # fmt: skip
+    assert first.verify == {"sample": 3, "random_seed": 0}
+    partial = C.validate(mutate(lambda c: c.update(stats={"alpha": 0.01}, verify={"sample": 1})))
+    assert partial.stats == first.stats | {"alpha": 0.01} and partial.verify == {"sample": 1, "random_seed": 0}
+    first.stats["alpha"] = 0.5  # a caller's change stays in its own result
+    assert C.validate(copy.deepcopy(BASE)).stats["alpha"] == 0.05
+
+
+@pytest.mark.parametrize("where", ["fixed", "factors", "defaults"])
+def test_the_largest_seed_torch_takes_is_accepted_and_one_more_refused(where):
+    top = 2**63 - 1
+
+    def put(value):
+        def fn(c):
+            if where == "defaults":
+                c["defaults"]["data_seed"] = value
+            elif where == "fixed":
+                study(c)["fixed"]["data_seed"] = value
+            else:
+                study(c)["factors"]["data_seed"] = [0, value]
+        return fn
+
+    C.validate(mutate(put(top)))
+    with pytest.raises(C.ConfigError) as info:
+        C.validate(mutate(put(top + 1)))
+    assert str(info.value) == f"study 's1': {where}.data_seed: out of range: must be <= 2**63 - 1"
+    C.validate(mutate(lambda c: study(c).update(seeds=[0, top])))
+    with pytest.raises(C.ConfigError, match=r"^study 's1': seeds: 9223372036854775808 is out of range"):
+        C.validate(mutate(lambda c: study(c).update(seeds=[0, top + 1])))
+
+
+def test_unknown_study_names_the_known_ones():
+    cfg = C.validate(mutate(lambda c: c["studies"].update(s2=copy.deepcopy(study(c)))))
+    with pytest.raises(C.ConfigError) as info:
+        cfg.study("s3")
+    assert str(info.value) == "unknown study 's3' (known: s1, s2)"
+
+
+def test_command_line_without_files_prints_its_usage(monkeypatch, capsys):
+    assert C.main([]) == 2
+    assert capsys.readouterr().err == "usage: python -m ablation.config CONFIG.yaml [...]\n"
+    monkeypatch.setattr("sys.argv", ["ablation.config", str(REPO / "config" / "smoke.yaml")])
+    assert C.main() == 0
+    assert capsys.readouterr().out.startswith(f"{REPO / 'config' / 'smoke.yaml'}: ok (")

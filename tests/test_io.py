@@ -59,3 +59,38 @@ def test_write_dataframe_has_no_index_and_passes_options_on(tmp_path):
     assert (tmp_path / "d.csv").read_bytes() == "cell,mean\na,0.5\nµ,0.3333333333333333\n".encode("utf-8")
     io.write_dataframe(tmp_path / "e.csv", df, float_format="%.2f")
     assert (tmp_path / "e.csv").read_bytes() == "cell,mean\na,0.50\nµ,0.33\n".encode("utf-8")
+
+
+@pytest.fixture
+def ascii_locale():
+    """The C locale (ASCII), where open() without an encoding cannot write 'µ'."""
+    import locale
+    import sys
+
+    if sys.flags.utf8_mode:
+        pytest.skip("Python's UTF-8 mode is on: open() ignores the locale")
+    saved = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, saved)
+
+
+def test_every_text_writer_writes_utf8_whatever_the_locale(tmp_path, ascii_locale):
+    import pandas as pd
+
+    io.write_text(tmp_path / "t.txt", "µ")
+    io.write_csv(tmp_path / "c.csv", [{"unit": "µ"}])
+    io.write_dataframe(tmp_path / "d.csv", pd.DataFrame({"unit": ["µ"]}))
+    io.write_json(tmp_path / "j.json", {"unit": "µ"})  # JSON escapes it: ASCII either way
+    assert (tmp_path / "t.txt").read_bytes() == "µ".encode("utf-8")
+    assert (tmp_path / "c.csv").read_bytes() == "unit\nµ\n".encode("utf-8")
+    assert (tmp_path / "d.csv").read_bytes() == "unit\nµ\n".encode("utf-8")
+
+
+def test_write_csv_of_one_row_and_of_none(tmp_path):
+    io.write_csv(tmp_path / "one.csv", [{"b": 2, "a": 1}])  # the header from that row, in its order
+    assert (tmp_path / "one.csv").read_bytes() == b"b,a\n2,1\n"
+    io.write_csv(tmp_path / "none.csv", [])  # nothing known: an empty header line, not an error
+    assert (tmp_path / "none.csv").read_bytes() == b"\n"

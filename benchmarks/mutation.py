@@ -1,0 +1,189 @@
+"""Mutation testing of the modules that decide results: how many planted bugs do their unit tests kill?
+
+    python benchmarks/mutation.py                  # every module below, then benchmarks/mutation.md
+    python benchmarks/mutation.py io data          # some modules (the others' rows are kept from mutation.json)
+
+For each module, mutmut (pinned in requirements.txt) mutates that one file of the package and runs
+the module's unit tests against each mutant (never the Snakemake smoke run: tests that start
+Snakemake are deselected). Each module runs in its own scratch folder, benchmarks/work/mutation/<name>/,
+a copy of the package laid out as mutmut expects (src/ablation), the tests, the configs and the
+workflow; nothing is written into the checkout but benchmarks/mutation.json and mutation.md.
+
+The score is killed / (killed + survived + timed out), with mutmut's own statuses. Surviving
+mutants that are equivalent (no behaviour can tell them apart) are listed in EQUIVALENT with a
+reason; mutation.md shows every other survivor as a bug the tests miss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+WORK = REPO / "benchmarks" / "work" / "mutation"
+JSON = REPO / "benchmarks" / "mutation.json"
+MD = REPO / "benchmarks" / "mutation.md"
+MUTMUT = Path(sys.executable).parent / "mutmut"
+
+# The modules that decide results, with the unit tests that exercise them; -k deselects tests that run
+# Snakemake or time a whole pipeline (seconds to minutes each: not unit tests).
+MODULES: dict[str, dict] = {
+    "io": {"tests": ["tests/test_io.py"]},
+    "data": {"tests": ["tests/test_data.py", "tests/test_mutation_kills.py"]},
+    "model": {"tests": ["tests/test_model.py", "tests/test_checks.py", "tests/test_mutation_kills.py"]},
+    "config": {"tests": ["tests/test_config_validation.py"], "deselect": "snakemake"},
+    "stats": {"tests": ["tests/test_stats.py", "tests/test_holm_tables.py"], "deselect": "fast_enough"},
+    "claims": {"tests": ["tests/test_claims.py"]},
+}
+GOAL = {"stats": 0.90, "claims": 0.90}  # the others: 0.80
+DEFAULT_GOAL = 0.80
+
+# Survivors no test can kill: mutant name -> why the mutant behaves exactly as the original.
+EQUIVALENT: dict[str, str] = {}
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def scratch(name: str, spec: dict) -> Path:
+    """A fresh folder laid out for mutmut: src/ablation (the package), tests/, config/, workflow/."""
+    folder = WORK / name
+    shutil.rmtree(folder, ignore_errors=True)
+    (folder / "src").mkdir(parents=True)
+    shutil.copytree(REPO / "scripts" / "ablation", folder / "src" / "ablation",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    for sub in ("tests", "config", "workflow"):
+        shutil.copytree(REPO / sub, folder / sub, ignore=shutil.ignore_patterns("__pycache__", "artifacts"))
+    shutil.copy2(REPO / "environment.yml", folder / "environment.yml")
+    selection = [*spec["tests"]] + (["-k", f"not {spec['deselect']}"] if spec.get("deselect") else [])
+    cfg = configparser.ConfigParser()
+    cfg["mutmut"] = {
+        "source_paths": "src",
+        "only_mutate": f"src/ablation/{name}.py",
+        "also_copy": "\nconfig\nworkflow\nenvironment.yml",
+        "pytest_add_cli_args_test_selection": "\n" + "\n".join(selection),
+        "pytest_add_cli_args": "\n-p\nno:cacheprovider\n-q",
+        # torch in the test process: fork each mutant's worker from a clean server (mutmut's advice)
+        "process_isolation": "forkserver",
+    }
+    with open(folder / "setup.cfg", "w") as fh:
+        cfg.write(fh)
+    return folder
+
+
+def run_module(name: str, spec: dict, children: int) -> dict:
+    folder = scratch(name, spec)
+    start = time.monotonic()
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+    env.pop("CI", None)  # slow tests stay skipped
+    proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children)], cwd=folder, env=env,
+                          capture_output=True, text=True)  # fmt: skip
+    (folder / "run.log").write_text(proc.stdout + proc.stderr)
+    results = subprocess.run([str(MUTMUT), "results", "--all", "true"], cwd=folder, env=env,
+                             capture_output=True, text=True).stdout  # fmt: skip
+    status: dict[str, str] = {}
+    for line in results.splitlines():
+        m = re.match(r"\s*(\S+): (.+)$", line)
+        if m:
+            status[m.group(1)] = m.group(2).strip()
+    counts = {k: sum(v == k for v in status.values()) for k in ("killed", "survived", "timeout", "suspicious", "no tests")}
+    survivors = {}
+    for mutant in sorted(m for m, s in status.items() if s in ("survived", "no tests")):
+        diff = subprocess.run([str(MUTMUT), "show", mutant], cwd=folder, env=env, capture_output=True, text=True).stdout
+        changed = [ln for ln in diff.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+        survivors[mutant] = " / ".join(ln.strip() for ln in changed)[:240]
+    return {
+        "counts": counts,
+        "total": len(status),
+        "survivors": survivors,
+        "seconds": round(time.monotonic() - start, 1),
+        "returncode": proc.returncode,
+        "log_tail": (proc.stdout + proc.stderr)[-1500:] if not status else "",
+    }
+
+
+def score(row: dict) -> float | None:
+    c = row["counts"]
+    judged = c["killed"] + c["survived"] + c["timeout"] + c["no tests"]
+    return c["killed"] / judged if judged else None
+
+
+def render(data: dict) -> str:
+    lines = [
+        "# Mutation score of the modules that decide results",
+        "",
+        "Written by `make mutation` (`benchmarks/mutation.py`): mutmut plants one small bug at a time in a",
+        "module and runs that module's unit tests against it. *killed*: some test failed; *survived*: every",
+        "test passed; *timeout*: the tests ran past mutmut's limit (counted as not killed); *no tests*: no",
+        "selected test reaches the mutated function. Score = killed / (killed + survived + timeout + no tests).",
+        "",
+        "| module | tests | commit | killed | survived | timeout | no tests | score | goal | minutes |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, row in data["modules"].items():
+        c, s = row["counts"], score(row)
+        goal = GOAL.get(name, DEFAULT_GOAL)
+        mark = "" if s is None else (" ✓" if s >= goal else " ✗")
+        tests = ", ".join(Path(t).name for t in MODULES[name]["tests"])
+        lines.append(
+            f"| {name} | {tests} | {row['commit']} | {c['killed']} | {c['survived']} | {c['timeout']} | {c['no tests']} "
+            f"| {'-' if s is None else f'{s:.0%}'}{mark} | {goal:.0%} | {row['seconds'] / 60:.1f} |"
+        )
+    if data.get("before"):
+        lines += ["", "## Before the tests this round added", "",
+                  "| module | commit | killed | survived | timeout | no tests | score |",
+                  "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
+        for name, row in data["before"].items():
+            c, s = row["counts"], score(row)
+            lines.append(f"| {name} | {row['commit']} | {c['killed']} | {c['survived']} | {c['timeout']} "
+                         f"| {c['no tests']} | {'-' if s is None else f'{s:.0%}'} |")  # fmt: skip
+    lines += ["", "## Surviving mutants", ""]
+    for name, row in data["modules"].items():
+        if not row["survivors"]:
+            continue
+        lines += [f"### {name}", ""]
+        for mutant, diff in row["survivors"].items():
+            why = EQUIVALENT.get(mutant)
+            tag = f"equivalent: {why}" if why else "**not killed**"
+            lines.append(f"- `{mutant}` ({tag}): `{diff}`")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", help=f"default: all of {', '.join(MODULES)}")
+    parser.add_argument("--children", type=int, default=2, help="mutants tested in parallel")
+    parser.add_argument("--as-before", action="store_true", help="store the result as the 'before' score")
+    parser.add_argument("--render-only", action="store_true", help="rewrite mutation.md from mutation.json")
+    args = parser.parse_args(argv)
+    if unknown := set(args.modules) - set(MODULES):
+        parser.error(f"unknown module(s): {', '.join(sorted(unknown))}; known: {', '.join(MODULES)}")
+    data = json.loads(JSON.read_text()) if JSON.exists() else {"modules": {}, "before": {}}
+    commit = git("rev-parse", "--short", "HEAD") + ("-dirty" if git("status", "--porcelain", "--", "scripts", "tests") else "")
+    if not args.render_only:
+        for name in args.modules or list(MODULES):
+            print(f"{name}: mutating scripts/ablation/{name}.py ...", file=sys.stderr, flush=True)
+            row = run_module(name, MODULES[name], args.children)
+            row["commit"] = commit
+            row["measured_at"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            data["before" if args.as_before else "modules"][name] = row
+            print(f"{name}: {row['counts']} in {row['seconds']:.0f} s", file=sys.stderr, flush=True)
+            JSON.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    data["modules"] = {k: data["modules"][k] for k in MODULES if k in data["modules"]}
+    MD.write_text(render(data))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
