@@ -47,8 +47,29 @@ MODULES: dict[str, dict] = {
 GOAL = {"stats": 0.90, "claims": 0.90}  # the others: 0.80
 DEFAULT_GOAL = 0.80
 
-# Survivors no test can kill: mutant name -> why the mutant behaves exactly as the original.
-EQUIVALENT: dict[str, str] = {}
+# Survivors no test can kill: mutant name -> why the mutant behaves exactly as the original. Names
+# are mutmut's (function and number); they hold while the module's source is unchanged.
+_UTF8 = "the same codec as 'utf-8'"
+_MODE_W = "atomic_open's default mode is 'w'"
+_NEWLINE = "on POSIX, text files write '\\n' as '\\n' whatever `newline` says (os.linesep)"
+EQUIVALENT: dict[str, str] = {
+    "ablation.io.x__file_mode__mutmut_3": "the probe's value is discarded: os.umask returns the old mask either way and the next line restores it",
+    "ablation.io.x_write_text__mutmut_5": _MODE_W,
+    "ablation.io.x_write_csv__mutmut_12": _MODE_W,
+    "ablation.io.x_write_dataframe__mutmut_6": _MODE_W,
+    "ablation.io.x_write_text__mutmut_10": _UTF8,
+    "ablation.io.x_write_csv__mutmut_18": _UTF8,
+    "ablation.io.x_write_dataframe__mutmut_12": _UTF8,
+    "ablation.io.x_write_csv__mutmut_10": _NEWLINE,
+    "ablation.io.x_write_csv__mutmut_14": _NEWLINE,
+    "ablation.io.x_write_dataframe__mutmut_4": _NEWLINE,
+    "ablation.io.x_write_dataframe__mutmut_8": _NEWLINE,
+    "ablation.io.x_write_dataframe__mutmut_15": "pandas reads index=None as false: no index column either way",
+    "ablation.io.x_write_dataframe__mutmut_16": "pandas then ends lines with os.linesep, '\\n' on POSIX",
+    "ablation.io.x_write_dataframe__mutmut_19": "pandas then ends lines with os.linesep, '\\n' on POSIX",
+    "ablation.data.x__labels__mutmut_3": "pos_a never equals pos_b (the offset is 1..seq_len-1), so < and <= agree",
+    "ablation.data.x__sequences__mutmut_5": "rng.integers(seq_len) is rng.integers(0, seq_len): the same draws",
+}
 
 
 def git(*args: str) -> str:
@@ -124,29 +145,42 @@ def render(data: dict) -> str:
         "",
         "Written by `make mutation` (`benchmarks/mutation.py`): mutmut plants one small bug at a time in a",
         "module and runs that module's unit tests against it. *killed*: some test failed; *survived*: every",
-        "test passed; *timeout*: the tests ran past mutmut's limit (counted as not killed); *no tests*: no",
-        "selected test reaches the mutated function. Score = killed / (killed + survived + timeout + no tests).",
+        "test passed; *timeout*: the tests ran past mutmut's limit; *no tests*: no selected test reaches the",
+        "mutated function. Score = killed / (killed + survived + timeout + no tests); *equivalent*: survivors",
+        "listed below with the reason no behaviour tells them from the original; the last score leaves them out.",
         "",
-        "| module | tests | commit | killed | survived | timeout | no tests | score | goal | minutes |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| module | tests | commit | killed | survived | timeout | no tests | equivalent | score | score, equivalents aside | goal | minutes |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for name, row in data["modules"].items():
-        c, s = row["counts"], score(row)
+    for name, spec in MODULES.items():
+        tests = ", ".join(Path(t).name for t in spec["tests"])
         goal = GOAL.get(name, DEFAULT_GOAL)
-        mark = "" if s is None else (" ✓" if s >= goal else " ✗")
-        tests = ", ".join(Path(t).name for t in MODULES[name]["tests"])
+        row = data["modules"].get(name)
+        if row is None:
+            lines.append(f"| {name} | {tests} | not measured | | | | | | | | {goal:.0%} | |")
+            continue
+        c, s = row["counts"], score(row)
+        eq = sum(m in EQUIVALENT for m in row["survivors"])
+        judged = c["killed"] + c["survived"] + c["timeout"] + c["no tests"] - eq
+        s_eq = c["killed"] / judged if judged else None
+        mark = "" if s_eq is None else (" ✓" if s_eq >= goal else " ✗")
         lines.append(
             f"| {name} | {tests} | {row['commit']} | {c['killed']} | {c['survived']} | {c['timeout']} | {c['no tests']} "
-            f"| {'-' if s is None else f'{s:.0%}'}{mark} | {goal:.0%} | {row['seconds'] / 60:.1f} |"
+            f"| {eq} | {_pct(s)} | {_pct(s_eq)}{mark} | {goal:.0%} | {row['seconds'] / 60:.1f} |"
         )
     if data.get("before"):
-        lines += ["", "## Before the tests this round added", "",
+        lines += ["", "## Before", "",
+                  "The same measurement with the tests the round started from (commit "
+                  + ", ".join(sorted({r["commit"] for r in data["before"].values()}))
+                  + "; *-dirty*: with its two io unit",
+                  "tests moved from test_faults.py into test_io.py).", "",
                   "| module | commit | killed | survived | timeout | no tests | score |",
                   "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
-        for name, row in data["before"].items():
-            c, s = row["counts"], score(row)
+        for name in [m for m in MODULES if m in data["before"]]:
+            row = data["before"][name]
+            c = row["counts"]
             lines.append(f"| {name} | {row['commit']} | {c['killed']} | {c['survived']} | {c['timeout']} "
-                         f"| {c['no tests']} | {'-' if s is None else f'{s:.0%}'} |")  # fmt: skip
+                         f"| {c['no tests']} | {_pct(score(row))} |")  # fmt: skip
     lines += ["", "## Surviving mutants", ""]
     for name, row in data["modules"].items():
         if not row["survivors"]:
@@ -158,6 +192,10 @@ def render(data: dict) -> str:
             lines.append(f"- `{mutant}` ({tag}): `{diff}`")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0%}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -79,6 +79,8 @@ def hook(event, args):
 
 if ARMED:
     sys.addaudithook(hook)
+    armed = os.open(os.environ["KILL_HOOK_LOG"] + ".armed", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.write(armed, f"{MODULE}\n".encode())
     hold = os.environ.get("HOLD_UNTIL")
     deadline = time.monotonic() + 300
     while hold and not os.path.exists(hold) and time.monotonic() < deadline:
@@ -119,6 +121,9 @@ def test_every_job_writes_atomically(diverging_run):
     work, first_rc, first_out, _, _ = diverging_run
     record = work.parent / "kill_hook" / "killed.tsv"
     assert not record.exists() or not record.read_text(), "killed while writing a final path:\n" + record.read_text()
+    # the watch was on in every kind of job the rules start
+    modules = set(re.findall(r"python -m (ablation\.\w+)", "".join(p.read_text() for p in (REPO / "workflow").rglob("*.smk"))))
+    assert modules <= set((work.parent / "kill_hook" / "killed.tsv.armed").read_text().split()), modules
     assert first_rc == 0, first_out[-3000:]
     written = [p for p in (work / "results").rglob("*") if p.is_file()]
     assert not [p for p in written if p.read_bytes() == b"partial"]
