@@ -52,6 +52,11 @@ DEFAULT_GOAL = 0.80
 _UTF8 = "the same codec as 'utf-8'"
 _MODE_W = "atomic_open's default mode is 'w'"
 _NEWLINE = "on POSIX, text files write '\\n' as '\\n' whatever `newline` says (os.linesep)"
+_FLOAT64_ONCE = "the sines and cosines are still computed in float64 and rounded once to float32 (on assignment, not by .float())"
+_INT_POSITIONS = "integer positions divided by the float64 frequencies give the same float64 angles"
+_EPS = "F.layer_norm's default eps is 1e-5, the eps of every LayerNorm of the model"
+_ROOT = "_fill_defaults only passes `root` on to itself: nothing reads it"
+_PROPERTIES = "_fill_defaults is only called with schemas that have `properties`"
 EQUIVALENT: dict[str, str] = {
     "ablation.io.x__file_mode__mutmut_3": "the probe's value is discarded: os.umask returns the old mask either way and the next line restores it",
     "ablation.io.x_write_text__mutmut_5": _MODE_W,
@@ -67,6 +72,20 @@ EQUIVALENT: dict[str, str] = {
     "ablation.io.x_write_dataframe__mutmut_15": "pandas reads index=None as false: no index column either way",
     "ablation.io.x_write_dataframe__mutmut_16": "pandas then ends lines with os.linesep, '\\n' on POSIX",
     "ablation.io.x_write_dataframe__mutmut_19": "pandas then ends lines with os.linesep, '\\n' on POSIX",
+    "ablation.model.x__mlp_head__mutmut_2": "the forward pass applies F.relu itself; the head's ReLU module is never called",
+    "ablation.model.x_sinusoidal_encoding__mutmut_23": _FLOAT64_ONCE,
+    "ablation.model.x_sinusoidal_encoding__mutmut_26": _FLOAT64_ONCE,
+    "ablation.model.x_sinusoidal_encoding__mutmut_4": _INT_POSITIONS,
+    "ablation.model.x_sinusoidal_encoding__mutmut_6": _INT_POSITIONS,
+    "ablation.model.xǁEncoderBlockǁ_ln__mutmut_10": _EPS,
+    "ablation.model.xǁOrderClassifierǁforward__mutmut_17": _EPS,
+    "ablation.model.xǁ_Classifierǁ_pool_and_classify__mutmut_20": "the logits are [B, 1]: squeeze(1) and squeeze(-1) name the same dimension",
+    "ablation.config.x__fill_defaults__mutmut_31": _ROOT,
+    "ablation.config.x__validate__mutmut_20": _ROOT,
+    "ablation.config.x__validate__mutmut_57": _ROOT,
+    "ablation.config.x__fill_defaults__mutmut_5": _PROPERTIES,
+    "ablation.config.x__fill_defaults__mutmut_7": _PROPERTIES,
+    "ablation.config.x_load_yaml__mutmut_16": _UTF8,
     "ablation.data.x__labels__mutmut_3": "pos_a never equals pos_b (the offset is 1..seq_len-1), so < and <= agree",
     "ablation.data.x__sequences__mutmut_5": "rng.integers(seq_len) is rng.integers(0, seq_len): the same draws",
 }
@@ -148,6 +167,11 @@ def render(data: dict) -> str:
         "test passed; *timeout*: the tests ran past mutmut's limit; *no tests*: no selected test reaches the",
         "mutated function. Score = killed / (killed + survived + timeout + no tests); *equivalent*: survivors",
         "listed below with the reason no behaviour tells them from the original; the last score leaves them out.",
+        "*commit*: the checkout measured (*-dirty*: with uncommitted changes under scripts/ or tests/).",
+        "",
+        "The tool is mutmut (pinned in requirements.txt) rather than cosmic-ray: mutmut forks each mutant's test",
+        "run from a process that has imported torch and the tests already, and runs only the tests that reach",
+        "the mutated function; cosmic-ray starts the whole test command afresh for every mutant.",
         "",
         "| module | tests | commit | killed | survived | timeout | no tests | equivalent | score | score, equivalents aside | goal | minutes |",
         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
