@@ -357,3 +357,31 @@ def test_above_bootstrap_max_n_the_t_interval_which_the_bootstrap_agrees_with():
     assert bmethod[0] == "BCa"
     width = thi[0] - tlo[0]
     assert abs(blo[0] - tlo[0]) < 0.05 * width and abs(bhi[0] - thi[0]) < 0.05 * width
+
+
+def test_seed_variance_agrees_with_the_anova_estimator_and_interactions_are_found():
+    # balanced one-way random effects (no factor): REML's seed variance is the ANOVA estimator
+    rng = np.random.default_rng(11)
+    seeds, per_seed = 12, 6
+    u = rng.normal(0, 0.03, seeds)
+    acc = 0.7 + np.repeat(u, per_seed) + rng.normal(0, 0.03, seeds * per_seed)
+    df = pd.DataFrame({"seed": np.repeat(np.arange(seeds), per_seed), "test_acc": acc, "status": "ok",
+                       "x": np.tile(np.arange(per_seed), seeds)})  # fmt: skip
+    out = S.seed_variance(df, []).iloc[0]
+    groups = acc.reshape(seeds, per_seed)
+    msw = groups.var(axis=1, ddof=1).mean()
+    msb = per_seed * groups.mean(axis=1).var(ddof=1)
+    assert out["var_residual"] == pytest.approx(msw, rel=1e-4)
+    assert out["var_seed"] == pytest.approx((msb - msw) / per_seed, rel=1e-3)
+    icc = out["icc"]
+    assert out["n_eff"] == pytest.approx(seeds * per_seed / (1 + (per_seed - 1) * icc))
+    # one seed: no fit, and the reason
+    assert "fewer than 2 seeds" in S.seed_variance(df[df["seed"] == 0], [])["method"].iloc[0]
+    # a factor that matters only at one level of another: the interaction carries it
+    levels = {"pe": ["none", "sin"], "heads": [1, 4], "norm": ["post", "pre"]}
+    inter = make_summary(levels, range(4), lambda c, s: 0.5 + (0.3 + 0.1 * (c["heads"] == 4)) * (c["pe"] == "sin"))
+    table = S.interactions(inter, list(levels))
+    assert list(table.columns) == S.INTERACTION_COLUMNS and len(table) == 3
+    top = table.iloc[0]
+    assert (top["factor_a"], top["factor_b"]) == ("pe", "heads") and top["eta_sq"] > 0.01
+    assert table.iloc[1:]["eta_sq"].max() < 1e-12  # norm interacts with nothing

@@ -1,5 +1,5 @@
-"""A study's statistics: the cell table (CSV, Markdown, HTML), paired comparisons, stability and
-main effects, from ``summary.csv``. The claims' verdicts are one family over every study of the
+"""A study's statistics: the cell table (CSV, Markdown, HTML), paired comparisons, stability, main
+effects, the seeds' share of the variance and two-factor interactions, from ``summary.csv``. The claims' verdicts are one family over every study of the
 config: ``ablation.claims`` evaluates them."""
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ def analyze(summary, factors, cfg, seed: int = 0) -> dict[str, pd.DataFrame]:
         "comparisons": St.paired_comparisons(summary, factors, cfg, seed=seed),
         "stability": St.stability_table(summary, factors, cfg),
         "main_effects": St.main_effects(summary, factors, cfg, seed=seed),
+        "seed_variance": St.seed_variance(summary, factors),
+        "interactions": St.interactions(summary, factors),
     }
 
 

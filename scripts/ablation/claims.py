@@ -2,40 +2,42 @@
 
 A study's claims live in the config (``studies.<name>.claims``), one dict per claim, so a claim is
 added without touching code. Every claim has ``id``, ``statement``, ``kind``, optionally
-``source``, ``where`` and ``metric``, plus the keys of its kind:
+``source``, ``where``, ``metric`` and ``cells``, plus the keys of its kind:
 
 =============  =====================================  =============================================
 kind           keys                                   SUPPORTED / CONTRADICTED (else INCONCLUSIVE)
 =============  =====================================  =============================================
-at_value       target, tolerance                      CI of the mean inside / entirely outside
+at_value       target, tolerance                      interval of the mean inside / entirely outside
                                                       [target - tolerance, target + tolerance]
-at_least       threshold                              CI lower >= threshold / CI upper < threshold
-equivalent     factor, levels [a, b], margin          CI of mean paired (b - a) inside / entirely
-                                                      outside [-margin, margin]
-not_worse      factor, levels [baseline, other],      CI lower of (other - baseline) >= -margin /
-               margin                                 CI upper < -margin
-better         factor, levels [baseline, treatment]   Holm-adjusted paired p < alpha with mean > 0 /
-                                                      with mean < 0
-grad_trend     factor, growing, flat, flat_margin     slope CI of `growing` > 0 and `flat` CI inside
-                                                      +-flat_margin / `growing` CI <= 0 or `flat` CI
+at_least       threshold                              interval lower >= threshold / upper < threshold
+equivalent     factor, levels [a, b], margin          interval of the mean seed difference (b - a)
+                                                      inside / entirely outside [-margin, margin]
+not_worse      factor, levels [baseline, other],      interval lower of (other - baseline) >= -margin
+               margin                                 / interval upper < -margin
+better         factor, levels [baseline, treatment]   sign-flip test of the mean seed difference
+                                                      decisive with mean > 0 / with mean < 0
+grad_trend     factor, growing, flat, flat_margin     slope interval of `growing` > 0 and `flat`
+                                                      inside +-flat_margin / `growing` <= 0 or `flat`
                                                       entirely outside +-flat_margin
 =============  =====================================  =============================================
 
 ``where`` (column -> value, or -> list of values) selects runs first; values are compared after
 casting to the column's type (numbers as floats, anything else as text). ``metric`` is
 ``test_acc`` (default), ``converged`` (0/1: status ok and final_train_acc >= converged_threshold)
-or ``final_train_acc``. Diverged runs count as chance-level runs (see ``ablation.stats``).
+or ``final_train_acc``. Diverged runs count as chance-level runs (see ``ablation.stats``); where
+any diverged, the verdict without them is given too.
 
-Intervals: the ``confidence`` of the config's ``stats``. Means of test_acc / final_train_acc use
-the union of the seed bootstrap and the t-interval (``stats.honest_mean_ci``: the bootstrap alone
-under-covers with 5-10 seeds); the mean of ``converged`` is a proportion and uses
-Clopper-Pearson (a bootstrap of 5/5 successes would claim certainty). ``at_least`` on test_acc
-uses the union of the seed-bootstrap and the pooled-test-count Wilson interval (the more
-conservative bounds on both sides). ``at_value`` on test_acc uses the seed intervals only: the
-test set is swap-paired, so its items are not independent Bernoulli trials (a model blind to order
-scores exactly 0.5, which a Wilson interval would blur by +-0.02 at 300 items). Paired kinds
-match runs on seed and every other factor (after ``where``). ``better`` p-values are
-Holm-adjusted over the ``better`` claims of one study (the config's alpha is "after Holm").
+The seed is the unit. Values (or paired differences, matched on seed and every other factor) are
+averaged within each seed, and intervals are over seeds (``stats.mean_ci``: none below 2 seeds,
+Clopper-Pearson for 0/1 values, Anderson's bound when every seed is equal, else t). ``cells``
+says how a claim spanning several cells (combinations of the other factors) is judged: ``every``
+(default; intersection-union: SUPPORTED when each cell passes on its own, CONTRADICTED when some
+cell fails clearly, Bonferroni over cells) or ``average`` (on the mean over cells within each seed).
+
+One error family: each claim gets a p-value (``better``: the test's; the other kinds: the smallest
+alpha at which the interval rule decides), and Holm's adjustment runs over every claim of the
+config (``evaluate_family``); a verdict is decisive when its adjusted p <= alpha. Robustness: the
+share of leave-one-seed-out evaluations that repeat the verdict; below ROBUST it is fragile.
 """
 
 from __future__ import annotations

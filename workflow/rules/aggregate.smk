@@ -54,6 +54,8 @@ rule analyze:
             category="{study}",
             subcategory="Tables",
         ),
+        seed_variance="results/{study}/tables/seed_variance.csv",
+        interactions="results/{study}/tables/interactions.csv",
     log:
         "results/{study}/logs/analyze.log",
     benchmark:
