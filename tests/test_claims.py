@@ -328,3 +328,14 @@ def test_data_dependent_errors_name_the_claim():
 def test_no_claims_gives_empty_table():
     out = C.evaluate_claims([], study(lambda cell, s: 0.9), None, FACTORS, CFG)
     assert list(out.columns) == C.CLAIM_COLUMNS and out.empty
+
+
+def test_read_table_keeps_factor_levels_as_written(tmp_path):
+    from ablation import analyze
+
+    path = tmp_path / "summary.csv"
+    pd.DataFrame({"run_id": ["007", "008", "009"], "pos_enc": ["NA", "None", "sinusoidal"], "heads": [1, 4, 4],
+                  "test_acc": [0.5, None, 1.0]}).to_csv(path, index=False)  # fmt: skip
+    table = analyze.read_table(path, ["pos_enc", "heads"])
+    assert list(table["pos_enc"]) == ["NA", "None", "sinusoidal"] and list(table["heads"]) == [1, 4, 4]
+    assert list(table["run_id"]) == ["007", "008", "009"] and np.isnan(table["test_acc"][1])

@@ -16,14 +16,16 @@ from . import stats as St
 
 
 def read_table(path: Path, factors: list[str]) -> pd.DataFrame:
-    """Read a study CSV; factor columns keep their natural type: numbers when every value is one,
-    else text (a level named "1e3" or "none" stays as written)."""
-    table = pd.read_csv(path, dtype={"run_id": str, **{f: str for f in factors}})
-    for f in factors:
-        if f in table:
-            as_number = pd.to_numeric(table[f], errors="coerce")
-            if as_number.notna().all():
-                table[f] = as_number
+    """Read a study CSV. Factor columns keep their levels as written: numbers when every value is
+    one, else text, never missing (pandas alone would read a level named "NA" or "None" as NaN,
+    and the runs at it would drop out of every cell)."""
+    table = pd.read_csv(path, dtype={"run_id": str})
+    present = [f for f in factors if f in table.columns]
+    if present:
+        raw = pd.read_csv(path, usecols=present, dtype=str, keep_default_na=False)
+        for f in present:
+            as_number = pd.to_numeric(raw[f], errors="coerce")
+            table[f] = as_number if as_number.notna().all() else raw[f]
     return table
 
 
