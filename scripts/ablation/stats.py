@@ -359,10 +359,12 @@ def seed_means(seeds, values) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(seeds, mean of ``values`` per seed, number of values per seed), seeds sorted: the unit of
     every interval and test. Runs sharing a seed share the data and the initialisation, so they
     are one replicate, however many cells they sit in."""
-    frame = pd.DataFrame({"s": np.asarray(seeds), "v": np.asarray(values, dtype=float)})
-    frame = frame[np.isfinite(frame["v"])]
-    g = frame.groupby("s", sort=True)["v"]
-    return g.mean().index.to_numpy(), g.mean().to_numpy(dtype=float), g.size().to_numpy()
+    seeds, values = np.asarray(seeds), np.asarray(values, dtype=float)
+    ok = np.isfinite(values)
+    seeds, values = seeds[ok], values[ok]
+    ids, inverse = np.unique(seeds, return_inverse=True)
+    count = np.bincount(inverse, minlength=len(ids))
+    return ids, np.bincount(inverse, weights=values, minlength=len(ids)) / np.maximum(count, 1), count
 
 
 def anderson_ci(x, confidence: float = 0.95, bounds: tuple[float, float] = (0.0, 1.0)) -> tuple[np.ndarray, np.ndarray]:
