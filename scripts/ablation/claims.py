@@ -270,20 +270,8 @@ def _level(sub: pd.DataFrame, factor: str, value, cid: str):
 # --------------------------------------------------------------------------- evaluation
 
 
-def _pct(cfg) -> str:
-    return f"{cfg['confidence'] * 100:g}%"
-
-
 def _f(x, digits=4) -> str:
     return "nan" if x is None or not np.isfinite(x) else f"{x:.{digits}f}"
-
-
-def _band(lo, hi, band_lo, band_hi) -> str:
-    if lo >= band_lo and hi <= band_hi:
-        return "SUPPORTED"
-    if hi < band_lo or lo > band_hi:
-        return "CONTRADICTED"
-    return "INCONCLUSIVE"
 
 
 def _smallest_alpha(decide, verdict: str) -> float:

@@ -537,9 +537,10 @@ def cell_table(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: in
 
     Columns: the factors, then n (runs), n_ok (status ok), n_diverged, n_imputed (runs whose
     test_acc was NaN, counted as chance), mean / std (ddof 1; NaN for n == 1) / min / max of
-    test_acc, boot_lo / boot_hi (bootstrap CI of the mean over seeds, see ``bootstrap_mean_ci``)
-    and boot_method, t_lo / t_hi (Student-t CI of the mean over seeds, see ``t_mean_ci``), pooled_correct / pooled_total (summed test counts) with the Wilson interval
-    binom_lo / binom_hi, and converged_frac.
+    test_acc, boot_lo / boot_hi and boot_method (descriptive bootstrap over seeds, see
+    ``bootstrap_mean_ci``), ci_lo / ci_hi and ci_method (the interval over seeds that claims use,
+    ``mean_ci``), pooled_correct / pooled_total (summed test counts) with their Wilson interval
+    testset_lo / testset_hi (test-set sampling only), and converged_frac.
     """
     cfg = resolve_cfg(cfg)
     factors = _check_columns(summary, factors)
