@@ -556,8 +556,10 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0) -> pd.DataF
         why = []
         if r["n"] < 2:
             why.append(f"INCONCLUSIVE: {r['n']} seed(s); an interval over seeds needs at least 2")
-        why.append(f"p = {p:.4g} (the smallest alpha at which the rule decides), Holm-adjusted over the "
-                   f"{m} claim(s) of the config: {float(adjusted[i]):.4g} vs alpha {alpha:g}")  # fmt: skip
+        towards = "SUPPORTED" if r["p_sup"] <= r["p_con"] else "CONTRADICTED"
+        why.append((f"p = {p:.4g} for {towards} (the smallest alpha at which the rule gives it)" if p < 1 else
+                    "p = 1 (the rule decides at no alpha up to 0.5)")
+                   + f", Holm-adjusted over the {m} claim(s) of the config: {float(adjusted[i]):.4g} vs alpha {alpha:g}")  # fmt: skip
         if np.isfinite(robustness) and robustness < ROBUST:
             why.append(f"fragile: only {robustness:.0%} of leave-one-seed-out evaluations give {verdict}")
         rule = RULES[c["kind"]].format(**{k: c.get(k) for k in ("target", "tolerance", "threshold", "margin", "flat_margin")})
