@@ -8,7 +8,7 @@ CORES ?= all
 CONFIG ?= config/config.yaml
 SNAKEMAKE := $(BIN)/snakemake
 
-.PHONY: venv reproduce resume test lint snakemake-report verify bench clean-results
+.PHONY: venv plan reproduce resume test lint snakemake-report verify bench clean-results
 
 venv: $(VENV)/.installed
 
@@ -18,9 +18,14 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $@
 
-## The whole default ablation (every study) and its report.
+## Before any training: per claim, can the configured seeds reach SUPPORTED and CONTRADICTED?
+plan: venv
+	$(BIN)/python -m ablation.plan $(CONFIG)
+
+## The whole default ablation (every study) and its report; the plan first.
 reproduce: venv
 	$(BIN)/python -m ablation.config $(CONFIG)
+	$(BIN)/python -m ablation.plan $(CONFIG)
 	$(SNAKEMAKE) --cores $(CORES) --configfile $(CONFIG)
 	@echo
 	@echo "Report: $(CURDIR)/reports/ablation_report.html"

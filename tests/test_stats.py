@@ -93,14 +93,24 @@ def test_holm_matches_hand_computed_example():
 
 
 def test_min_p_and_mde():
-    assert S.min_two_sided_p(5) == 0.0625
-    assert S.min_two_sided_p(1) == 1.0
-    assert S.min_two_sided_p(2000) == 0.0
-    # the bound is attained: 5 positive, distinct differences
-    assert sps.wilcoxon([0.01, 0.02, 0.03, 0.04, 0.05], method="exact").pvalue == pytest.approx(0.0625)
+    assert S.reachable_p(5) == 0.0625 and S.reachable_p(1) == 1.0 and S.reachable_p(0) == 1.0
+    assert S.reachable_p(2000) == 0.0 and S.seeds_to_reach(0.05) == 6 and S.seeds_to_reach(0.05 / 7) == 9
+    # the bound is attained: 5 positive differences
+    assert S.sign_flip_test([0.01, 0.02, 0.03, 0.04, 0.05])[0] == pytest.approx(0.0625)
     # (t_.975,4 + t_.8,4) * sd / sqrt(n) = (2.776445 + 0.940965) * 0.1 / sqrt(5)
     assert S.mde(0.1, 5, 0.05) == pytest.approx(0.166248, abs=1e-5)
     assert np.isnan(S.mde(0.1, 1, 0.05))
+
+
+def test_zeros_do_not_count_and_ties_are_at_the_resolution():
+    # 7 zeros and 3 equal gains of 3 test items: only the 3 non-zero differences carry evidence
+    d = np.array([0.0] * 7 + [3 / 300] * 3)
+    p, n_nonzero, test = S.sign_flip_test(d, step=1 / 300)
+    assert (p, n_nonzero, test) == (0.25, 3, "sign-flip exact")
+    # float noise of k / n does not split ties: the same p however the mean was rounded
+    noisy = np.array([(k + 3) / 300 - k / 300 for k in range(150, 160)])
+    assert len(np.unique(noisy)) > 1
+    assert S.sign_flip_test(noisy, step=1 / 300)[0] == S.sign_flip_test(np.full(10, 0.01), step=1 / 300)[0]
 
 
 @pytest.mark.parametrize("n, lowest", [(10, 0.86), (40, 0.92)])
@@ -140,9 +150,13 @@ def test_cell_table_degenerate_cell_and_diverged_run():
     cells = S.cell_table(df, ["pos_enc", "heads"], CFG)
     assert list(cells.columns[:2]) == ["pos_enc", "heads"] and len(cells) == 4
     perfect = cells[cells["pos_enc"] == "sinusoidal"]
-    assert (perfect[["boot_lo", "boot_hi", "mean", "binom_hi"]] == 1.0).all().all()
+    assert (perfect[["boot_lo", "boot_hi", "mean", "testset_hi", "ci_hi"]] == 1.0).all().all()
     assert (perfect["boot_method"] == "constant").all()
-    assert perfect["binom_lo"].between(0.99, 1.0).all()
+    # five perfect seeds do not pin the mean over seeds to 1 (a 6 % rate of failed seeds leaves all
+    # five perfect 73 % of the time); only the test-set-sampling interval is that narrow
+    assert (perfect["ci_method"] == "Clopper-Pearson over seeds").all()
+    assert perfect["ci_lo"].to_numpy() == pytest.approx(0.025 ** (1 / 5))
+    assert perfect["testset_lo"].between(0.99, 1.0).all()
     row = cells[(cells["pos_enc"] == "none") & (cells["heads"] == 4)].iloc[0]
     assert (row["n"], row["n_ok"], row["n_diverged"], row["n_imputed"]) == (5, 4, 1, 1)
     # the diverged run counts as chance (0.5), not as missing
@@ -159,14 +173,18 @@ def test_every_interval_stays_in_unit_interval_and_is_finite():
     single = df.iloc[[0]].assign(f="z")  # a one-run cell
     df = pd.concat([df, single], ignore_index=True)
     cells = S.cell_table(df, ["f", "g"], CFG)
-    for lo, hi in [("boot_lo", "boot_hi"), ("binom_lo", "binom_hi")]:
+    for lo, hi in [("boot_lo", "boot_hi"), ("testset_lo", "testset_hi")]:
         assert cells[[lo, hi]].notna().all().all()
         assert (cells[lo] >= 0).all() and (cells[hi] <= 1).all() and (cells[lo] <= cells[hi]).all()
     stab = S.stability_table(df, ["f", "g"], CFG)
     for c in ["conv_lo", "conv_hi", "div_lo", "div_hi"]:
         assert stab[c].between(0, 1).all()
+    ci = cells[cells["n"] >= 2]
+    assert (ci["ci_lo"] >= 0).all() and (ci["ci_hi"] <= 1).all() and (ci["ci_lo"] <= ci["ci_hi"]).all()
+    assert cells.loc[cells["n"] == 1, "ci_method"].eq("n < 2").all()
     marg = S.marginal_means(df, ["f", "g"], CFG)
-    assert marg[["boot_lo", "boot_hi"]].stack().between(0, 1).all()
+    ci = marg[marg["n_seeds"] >= 2]
+    assert ci[["ci_lo", "ci_hi"]].stack().between(0, 1).all()
 
 
 def test_no_factors_gives_one_row_and_results_are_deterministic():
@@ -204,7 +222,9 @@ def test_pairing_matches_on_seed_and_other_factors():
     assert norm["mean_diff"] == pytest.approx(0.04, abs=0.002)
     # matched differences only carry the small noise, not the 0.08-per-seed effect
     assert norm["ci_hi"] - norm["ci_lo"] < 0.005
-    assert norm["effect_size"] > 5 and norm["significant"]
+    # five seeds are five units, however many cells: the sign-flip test cannot go below 2 / 2**5
+    assert norm["n_seeds"] == 5 and norm["effect_size"] > 5 and not norm["significant"]
+    assert norm["min_p"] == 0.0625 and "unreachable" in norm["note"] and np.isnan(norm["mde"])
     heads = out[out["factor"] == "heads"]
     assert [(a, b) for a, b in zip(heads["level_a"], heads["level_b"])] == [(1, 2), (1, 4), (2, 4)]
     assert heads["mean_diff"].to_numpy() == pytest.approx([0.01, 0.03, 0.02], abs=0.002)
@@ -222,26 +242,39 @@ def test_pairing_notes_unmatched_runs_and_design_limit():
     df = make_summary({"norm": ["post", "pre"]}, range(5), lambda c, s: 0.7 + 0.05 * (c["norm"] == "pre") + 0.01 * s)
     df = df[~((df["norm"] == "pre") & (df["seed"] == 4))]  # seed 4 has no partner
     out = S.paired_comparisons(df, ["norm"], CFG).iloc[0]
-    assert out["n_pairs"] == 4 and out["min_p"] == 0.125
-    assert "cannot reach significance with 4 pairs" in out["note"] and "1 runs without a partner" in out["note"]
+    assert out["n_pairs"] == 4 and out["n_seeds"] == 4 and out["min_p"] == 0.125
+    assert "unreachable: min p 0.125 > alpha 0.05 with 4 seeds" in out["note"]
+    assert "1 runs without a partner" in out["note"]
     assert not out["significant"]
     five = S.paired_comparisons(make_summary({"norm": ["post", "pre"]}, range(5),
                                              lambda c, s: 0.7 + (0.01 * s + 0.01) * (c["norm"] == "pre")),
                                 ["norm"], CFG).iloc[0]  # fmt: skip
-    assert five["test"] == "wilcoxon exact" and five["min_p"] == 0.0625 and five["p_value"] == pytest.approx(0.0625)
+    assert five["test"] == "sign-flip exact" and five["min_p"] == 0.0625 and five["p_value"] == pytest.approx(0.0625)
 
 
-def test_paired_test_choice_and_numpy_sign_flip_agrees_with_scipy():
-    assert S.paired_test([0.1, 0.2, -0.05, 0.3, 0.15], CFG)[1] == "wilcoxon exact"
-    p, test = S.paired_test([0.1, 0.1, 0.0, 0.2, 0.1], CFG)  # ties and a zero
-    assert test == "sign-flip exact" and 0 < p <= 1
+def test_sign_flip_test_agrees_with_scipy_and_mcnemar():
+    from statsmodels.stats.contingency_tables import mcnemar
+
     rng = np.random.default_rng(0)
-    d = rng.normal(0.01, 0.1, 400)
-    ref = sps.permutation_test((d,), lambda x, axis: x.mean(axis=axis), permutation_type="samples",
-                               vectorized=True, n_resamples=9999, rng=1).pvalue  # fmt: skip
-    mine = S._sign_flip_p(d, 9999, np.random.default_rng(2))
-    assert mine == pytest.approx(ref, abs=0.03)
-    assert S.paired_test(np.full(1200, 0.01) + rng.normal(0, 0.001, 1200), CFG)[1] == "sign-flip permutation (numpy)"
+    for n in (4, 7, 12):
+        d = rng.normal(0.01, 0.1, n)
+        ref = sps.permutation_test((d,), lambda x, axis: x.mean(axis=axis), permutation_type="samples",
+                                   vectorized=True, n_resamples=np.inf).pvalue  # fmt: skip
+        assert S.sign_flip_test(d)[0] == pytest.approx(ref, rel=1e-9)
+    # equal |differences|: the sign test
+    d = np.array([0.02, 0.02, -0.02, 0.02, 0.02, 0.02, 0.02])
+    assert S.sign_flip_test(d)[0] == pytest.approx(sps.binomtest(6, 7).pvalue)
+    # a 0/1 metric of one cell: differences -1, 0, 1; the exact McNemar test on the discordant pairs
+    d = np.array([1, 1, 1, 0, 0, -1, 1, 1, 0, 1, 1.0])
+    b, c = int((d > 0).sum()), int((d < 0).sum())
+    ref = mcnemar([[3, b], [c, 0]], exact=True).pvalue
+    assert S.sign_flip_test(d, step=1.0)[0] == pytest.approx(ref, rel=1e-12)
+    # above EXACT_SIGN_FLIP_MAX_N non-zero differences: random signs, close to the exact value
+    d = rng.normal(0.02, 0.1, 40)
+    exact = sps.permutation_test((d,), lambda x, axis: x.mean(axis=axis), permutation_type="samples",
+                                 vectorized=True, n_resamples=20000, rng=1).pvalue  # fmt: skip
+    p, n, test = S.sign_flip_test(d, n_resamples=20000)
+    assert test == "sign-flip permutation" and n == 40 and p == pytest.approx(exact, abs=0.02)
 
 
 # --------------------------------------------------------------------------- stability, main effects
@@ -287,27 +320,29 @@ def test_ten_thousand_runs_fast_enough():
     me = S.main_effects(df, factors, cfg)
     elapsed = time.perf_counter() - start
     assert len(cells) == 2000 and len(stab) == 2000 and me["factor"].iloc[0] == "a"
-    assert cells[["boot_lo", "boot_hi"]].notna().all().all()
+    assert cells[["boot_lo", "boot_hi", "ci_lo", "ci_hi"]].notna().all().all()
     assert elapsed < 20, f"{elapsed:.1f} s"
 
 
-def test_t_interval_matches_scipy_and_honest_ci_contains_both():
-    import numpy as np
-    from scipy import stats as sps
-
-    from ablation import stats as S
-
+def test_t_interval_matches_scipy_and_intervals_over_seeds():
     x = np.array([0.91, 0.95, 0.97, 0.99, 1.0])
     lo, hi = S.t_mean_ci([x], 0.95)
     ref = sps.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
     assert abs(lo[0] - ref[0]) < 1e-12 and abs(hi[0] - min(ref[1], 1.0)) < 1e-12
-    blo, bhi, _ = S.bootstrap_mean_ci([x], 0.95, 999, 0)
-    hlo, hhi, method = S.honest_mean_ci([x], 0.95, 999, 0)
-    assert hlo[0] == min(lo[0], blo[0]) and hhi[0] == max(hi[0], bhi[0])
-    assert "t" in method[0]
-    # constant data: a zero-width interval, never NaN
-    clo, chi = S.t_mean_ci([np.full(5, 0.5)], 0.95)
-    assert clo[0] == chi[0] == 0.5
+    assert S.mean_ci(x) == (lo[0], hi[0], "t over seeds")
+    # 0/1 per seed: Clopper-Pearson, as scipy computes it
+    cp = sps.binomtest(4, 5).proportion_ci(0.95, method="exact")
+    assert S.mean_ci([1, 1, 0, 1, 1])[:2] == pytest.approx((cp.low, cp.high), abs=1e-10)
+    # equal seeds: Anderson's bound; all at 1.0 over n seeds: lower bound 1 - d_n, the one-sided
+    # Kolmogorov-Smirnov critical value at alpha / 2
+    lo, hi, how = S.mean_ci(np.full(5, 0.99), step=1 / 300)
+    d5 = sps.ksone.ppf(0.975, 5)
+    assert how == "Anderson bound (seeds all equal)"
+    assert (lo, hi) == pytest.approx((0.99 * (1 - d5), 0.99 + 0.01 * d5))
+    assert S.mean_ci([0.7])[2] == "n < 2" and np.isnan(S.mean_ci([0.7])[0])
+    # a difference of accuracies lives in [-1, 1]: ten zero differences still leave +-0.41
+    lo, hi, _ = S.mean_ci(np.zeros(10), bounds=(-1.0, 1.0))
+    assert (lo, hi) == pytest.approx((-sps.ksone.ppf(0.975, 10), sps.ksone.ppf(0.975, 10)))
 
 
 def test_above_bootstrap_max_n_the_t_interval_which_the_bootstrap_agrees_with():
@@ -322,7 +357,31 @@ def test_above_bootstrap_max_n_the_t_interval_which_the_bootstrap_agrees_with():
     assert bmethod[0] == "BCa"
     width = thi[0] - tlo[0]
     assert abs(blo[0] - tlo[0]) < 0.05 * width and abs(bhi[0] - thi[0]) < 0.05 * width
-    # the limit comes from the config: a paired comparison on many pairs says which interval it is
-    hlo, hhi, hmethod = S.honest_mean_ci([large], 0.95, 9999, 0, max_n=1000)
-    assert hmethod[0] == "t (n > 1000)" and (hlo[0], hhi[0]) == (tlo[0], thi[0])
-    assert S.honest_mean_ci([small], 0.95, 999, 0, max_n=1000)[2][0] == "BCa bootstrap ∪ t"
+
+
+def test_seed_variance_agrees_with_the_anova_estimator_and_interactions_are_found():
+    # balanced one-way random effects (no factor): REML's seed variance is the ANOVA estimator
+    rng = np.random.default_rng(11)
+    seeds, per_seed = 12, 6
+    u = rng.normal(0, 0.03, seeds)
+    acc = 0.7 + np.repeat(u, per_seed) + rng.normal(0, 0.03, seeds * per_seed)
+    df = pd.DataFrame({"seed": np.repeat(np.arange(seeds), per_seed), "test_acc": acc, "status": "ok",
+                       "x": np.tile(np.arange(per_seed), seeds)})  # fmt: skip
+    out = S.seed_variance(df, []).iloc[0]
+    groups = acc.reshape(seeds, per_seed)
+    msw = groups.var(axis=1, ddof=1).mean()
+    msb = per_seed * groups.mean(axis=1).var(ddof=1)
+    assert out["var_residual"] == pytest.approx(msw, rel=1e-4)
+    assert out["var_seed"] == pytest.approx((msb - msw) / per_seed, rel=1e-3)
+    icc = out["icc"]
+    assert out["n_eff"] == pytest.approx(seeds * per_seed / (1 + (per_seed - 1) * icc))
+    # one seed: no fit, and the reason
+    assert "fewer than 2 seeds" in S.seed_variance(df[df["seed"] == 0], [])["method"].iloc[0]
+    # a factor that matters only at one level of another: the interaction carries it
+    levels = {"pe": ["none", "sin"], "heads": [1, 4], "norm": ["post", "pre"]}
+    inter = make_summary(levels, range(4), lambda c, s: 0.5 + (0.3 + 0.1 * (c["heads"] == 4)) * (c["pe"] == "sin"))
+    table = S.interactions(inter, list(levels))
+    assert list(table.columns) == S.INTERACTION_COLUMNS and len(table) == 3
+    top = table.iloc[0]
+    assert (top["factor_a"], top["factor_b"]) == ("pe", "heads") and top["eta_sq"] > 0.01
+    assert table.iloc[1:]["eta_sq"].max() < 1e-12  # norm interacts with nothing

@@ -25,6 +25,8 @@ STUDY_FILES = (
     "tables/comparisons.csv",
     "tables/stability.csv",
     "tables/main_effects.csv",
+    "tables/seed_variance.csv",
+    "tables/interactions.csv",
     "tables/claims.csv",
     "figures/accuracy_by_factor.png",
     "figures/interactions.png",
@@ -150,7 +152,7 @@ def test_second_run_has_nothing_to_do(smoke_run):
 def test_report_is_self_contained(smoke_run):
     work, _ = smoke_run
     html = (work / "reports" / "ablation_report.html").read_text()
-    assert 'id="claims-table"' in html
+    assert 'id="claims-table"' in html and 'id="claims-family"' in html and 'id="plan"' in html
     assert "src=\"data:image/png;base64," in html
     assert not re.search(r'src="(?!data:)', html), "every image is embedded"
     for name in SMOKE.studies:
@@ -200,3 +202,18 @@ def test_bad_config_fails_before_any_job(tmp_path, bad):
     assert proc.returncode != 0
     assert "study 'factorial': factors.haeds: unknown setting (did you mean 'heads'?)" in proc.stderr
     assert not any((work / "results").iterdir())
+
+
+def test_claims_are_one_family_over_every_study(smoke_run):
+    # each study's claims.csv holds its own claims, Holm-adjusted over every claim of the config
+    work, _ = smoke_run
+    tables = [pd.read_csv(work / "results" / name / "tables" / "claims.csv") for name in SMOKE.studies]
+    ids = [list(t["id"]) for t in tables]
+    assert ids == [[c["id"] for c in study.claims] for study in SMOKE.studies.values()]
+    family = pd.concat(tables, ignore_index=True)
+    m = len(family)
+    order = family["p_value"].sort_values(kind="stable")
+    expected = (order * (m - pd.Series(range(m), index=order.index))).cummax().clip(upper=1.0)
+    assert family["p_holm"].to_numpy() == pytest.approx(expected.reindex(family.index).to_numpy())
+    # two seeds per cell: nothing below the sign-flip test's floor of 0.5, no interval from one seed
+    assert (family["n"] <= 2).all()

@@ -1,5 +1,6 @@
-"""A study's statistics: the cell table (CSV, Markdown, HTML), paired comparisons, stability,
-main effects and the verdicts of its claims, from ``summary.csv`` and ``init_grads.csv``."""
+"""A study's statistics: the cell table (CSV, Markdown, HTML), paired comparisons, stability, main
+effects, the seeds' share of the variance and two-factor interactions, from ``summary.csv``. The claims' verdicts are one family over every study of the
+config: ``ablation.claims`` evaluates them."""
 
 from __future__ import annotations
 
@@ -10,23 +11,32 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import claims as C
 from . import io
 from . import stats as St
 
 
 def read_table(path: Path, factors: list[str]) -> pd.DataFrame:
-    """Read a study CSV; factor columns keep their natural type (numbers numeric, names as text)."""
-    return pd.read_csv(path, dtype={"run_id": str})
+    """Read a study CSV. Factor columns keep their levels as written: numbers when every value is
+    one, else text, never missing (pandas alone would read a level named "NA" or "None" as NaN,
+    and the runs at it would drop out of every cell)."""
+    table = pd.read_csv(path, dtype={"run_id": str})
+    present = [f for f in factors if f in table.columns]
+    if present:
+        raw = pd.read_csv(path, usecols=present, dtype=str, keep_default_na=False)
+        for f in present:
+            as_number = pd.to_numeric(raw[f], errors="coerce")
+            table[f] = as_number if as_number.notna().all() else raw[f]
+    return table
 
 
-def analyze(summary, init_grads, factors, claims, cfg, seed: int = 0) -> dict[str, pd.DataFrame]:
+def analyze(summary, factors, cfg, seed: int = 0) -> dict[str, pd.DataFrame]:
     return {
         "cells": St.cell_table(summary, factors, cfg, seed=seed),
         "comparisons": St.paired_comparisons(summary, factors, cfg, seed=seed),
         "stability": St.stability_table(summary, factors, cfg),
         "main_effects": St.main_effects(summary, factors, cfg, seed=seed),
-        "claims": C.evaluate_claims(claims, summary, init_grads, factors, cfg, seed=seed),
+        "seed_variance": St.seed_variance(summary, factors),
+        "interactions": St.interactions(summary, factors),
     }
 
 
@@ -41,19 +51,14 @@ def write_tables(tables: dict[str, pd.DataFrame], outdir: Path) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--analysis-json", required=True, help="factors, claims and stats settings as JSON")
+    ap.add_argument("--analysis-json", required=True, help="factors and stats settings as JSON")
     ap.add_argument("--summary", required=True, type=Path)
-    ap.add_argument("--init-grads", required=True, type=Path)
     ap.add_argument("--outdir", required=True, type=Path)
     args = ap.parse_args(argv)
     spec = json.loads(args.analysis_json)
     factors = spec["factors"]
-    summary = read_table(args.summary, factors)
-    init_grads = read_table(args.init_grads, factors)
-    tables = analyze(summary, init_grads, factors, spec["claims"], spec["stats"])
+    tables = analyze(read_table(args.summary, factors), factors, spec["stats"])
     write_tables(tables, args.outdir)
-    for _, row in tables["claims"].iterrows():
-        print(f"claim {row['id']}: {row['verdict']}")
     return 0
 
 

@@ -2,46 +2,52 @@
 
 A study's claims live in the config (``studies.<name>.claims``), one dict per claim, so a claim is
 added without touching code. Every claim has ``id``, ``statement``, ``kind``, optionally
-``source``, ``where`` and ``metric``, plus the keys of its kind:
+``source``, ``where``, ``metric`` and ``cells``, plus the keys of its kind:
 
 =============  =====================================  =============================================
 kind           keys                                   SUPPORTED / CONTRADICTED (else INCONCLUSIVE)
 =============  =====================================  =============================================
-at_value       target, tolerance                      CI of the mean inside / entirely outside
+at_value       target, tolerance                      interval of the mean inside / entirely outside
                                                       [target - tolerance, target + tolerance]
-at_least       threshold                              CI lower >= threshold / CI upper < threshold
-equivalent     factor, levels [a, b], margin          CI of mean paired (b - a) inside / entirely
-                                                      outside [-margin, margin]
-not_worse      factor, levels [baseline, other],      CI lower of (other - baseline) >= -margin /
-               margin                                 CI upper < -margin
-better         factor, levels [baseline, treatment]   Holm-adjusted paired p < alpha with mean > 0 /
-                                                      with mean < 0
-grad_trend     factor, growing, flat, flat_margin     slope CI of `growing` > 0 and `flat` CI inside
-                                                      +-flat_margin / `growing` CI <= 0 or `flat` CI
+at_least       threshold                              interval lower >= threshold / upper < threshold
+equivalent     factor, levels [a, b], margin          interval of the mean seed difference (b - a)
+                                                      inside / entirely outside [-margin, margin]
+not_worse      factor, levels [baseline, other],      interval lower of (other - baseline) >= -margin
+               margin                                 / interval upper < -margin
+better         factor, levels [baseline, treatment]   sign-flip test of the mean seed difference
+                                                      decisive with mean > 0 / with mean < 0
+grad_trend     factor, growing, flat, flat_margin     slope interval of `growing` > 0 and `flat`
+                                                      inside +-flat_margin / `growing` <= 0 or `flat`
                                                       entirely outside +-flat_margin
 =============  =====================================  =============================================
 
 ``where`` (column -> value, or -> list of values) selects runs first; values are compared after
 casting to the column's type (numbers as floats, anything else as text). ``metric`` is
 ``test_acc`` (default), ``converged`` (0/1: status ok and final_train_acc >= converged_threshold)
-or ``final_train_acc``. Diverged runs count as chance-level runs (see ``ablation.stats``).
+or ``final_train_acc``. Diverged runs count as chance-level runs (see ``ablation.stats``); where
+any diverged, the verdict without them is given too.
 
-Intervals: the ``confidence`` of the config's ``stats``. Means of test_acc / final_train_acc use
-the union of the seed bootstrap and the t-interval (``stats.honest_mean_ci``: the bootstrap alone
-under-covers with 5-10 seeds); the mean of ``converged`` is a proportion and uses
-Clopper-Pearson (a bootstrap of 5/5 successes would claim certainty). ``at_least`` on test_acc
-uses the union of the seed-bootstrap and the pooled-test-count Wilson interval (the more
-conservative bounds on both sides). ``at_value`` on test_acc uses the seed intervals only: the
-test set is swap-paired, so its items are not independent Bernoulli trials (a model blind to order
-scores exactly 0.5, which a Wilson interval would blur by +-0.02 at 300 items). Paired kinds
-match runs on seed and every other factor (after ``where``). ``better`` p-values are
-Holm-adjusted over the ``better`` claims of one study (the config's alpha is "after Holm").
+The seed is the unit. Values (or paired differences, matched on seed and every other factor) are
+averaged within each seed, and intervals are over seeds (``stats.mean_ci``: none below 2 seeds,
+Clopper-Pearson for 0/1 values, Anderson's bound when every seed is equal, else t). ``cells``
+says how a claim spanning several cells (combinations of the other factors) is judged: ``every``
+(default; intersection-union: SUPPORTED when each cell passes on its own, CONTRADICTED when some
+cell fails clearly, Bonferroni over cells) or ``average`` (on the mean over cells within each seed).
+
+One error family: each claim gets a p-value (``better``: the test's; the other kinds: the smallest
+alpha at which the interval rule decides), and Holm's adjustment runs over every claim of the
+config (``evaluate_family``); a verdict is decisive when its adjusted p <= alpha. Robustness: the
+share of leave-one-seed-out evaluations that repeat the verdict; below ROBUST it is fragile.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import math
+import sys
 from numbers import Real
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -49,8 +55,15 @@ import pandas as pd
 from . import stats as S
 
 VERDICTS = ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")
-CLAIM_COLUMNS = ["id", "statement", "source", "kind", "verdict", "estimate", "ci_lo", "ci_hi", "n", "rule", "detail"]
-COMMON_KEYS = ("id", "statement", "source", "kind", "where", "metric", "note")
+CLAIM_COLUMNS = [
+    "id", "statement", "source", "kind", "cells", "verdict", "estimate", "ci_lo", "ci_hi", "n", "p_value", "p_holm",
+    "robustness", "verdict_without_diverged", "rule", "detail",
+]  # fmt: skip
+COMMON_KEYS = ("id", "statement", "source", "kind", "where", "metric", "note", "cells")
+CELLS = ("every", "average")
+"""How a claim over several cells is judged: in every cell on its own, or on the mean over cells."""
+ROBUST = 0.8
+"""A verdict that fewer than this share of leave-one-seed-out evaluations repeat is fragile."""
 KINDS: dict[str, tuple[str, ...]] = {
     "at_value": ("target", "tolerance"),
     "at_least": ("threshold",),
@@ -180,7 +193,12 @@ def check_claim(claim, factors, settings_columns) -> dict:
                 if not any(_same(v, lev) for lev in factor_levels[col]):
                     _fail(cid, f"'where' {col}={v!r} is not a level of that factor ({factor_levels[col]})")
 
+    cells = claim.get("cells", "every")
+    if cells not in CELLS:
+        _fail(cid, f"'cells' must be one of {', '.join(CELLS)}, got {cells!r}")
+
     out = dict(claim)
+    out["cells"] = cells
     out["source"] = source
     out["where"] = dict(where)
     if kind != "grad_trend":
@@ -249,163 +267,88 @@ def _level(sub: pd.DataFrame, factor: str, value, cid: str):
     return sub[factor].to_numpy()[np.flatnonzero(m)[0]]
 
 
-# --------------------------------------------------------------------------- evaluation helpers
-
-
-def _pct(cfg) -> str:
-    return f"{cfg['confidence'] * 100:g}%"
+# --------------------------------------------------------------------------- evaluation
 
 
 def _f(x, digits=4) -> str:
     return "nan" if x is None or not np.isfinite(x) else f"{x:.{digits}f}"
 
 
-def _mean_ci(values: np.ndarray, metric: str, cfg: dict, seed: int) -> tuple[float, float, str]:
-    if metric == "converged":
-        k, n = float(values.sum()), float(len(values))
-        lo, hi = S.clopper_pearson_ci(k, n, cfg["confidence"])
-        return float(lo), float(hi), "Clopper-Pearson"
-    lo, hi, method = S.honest_mean_ci([values], cfg["confidence"], cfg["n_resamples"], seed, max_n=cfg["bootstrap_max_n"])
-    return float(lo[0]), float(hi[0]), f"over seeds: {method[0]}"
+def _smallest_alpha(decide, verdict: str) -> float:
+    """The smallest alpha at which ``decide(alpha)`` gives ``verdict`` (1.0 if none up to 0.5).
+
+    Intervals shrink as alpha grows, so a decisive verdict, once reached, holds for every larger
+    alpha: this is the claim's p-value, which the family's Holm adjustment takes."""
+    if decide(0.5) != verdict:
+        return 1.0
+    lo, hi = np.log(1e-9), np.log(0.5)
+    if decide(1e-9) == verdict:
+        return 1e-9
+    for _ in range(30):  # log-alpha to within 2e-8 of its range: p to about 1e-6 relative
+        mid = (lo + hi) / 2
+        if decide(float(np.exp(mid))) == verdict:
+            hi = mid
+        else:
+            lo = mid
+    return float(np.exp(hi))
 
 
-def _band_verdict(lo, hi, band_lo, band_hi) -> str:
-    if lo >= band_lo and hi <= band_hi:
-        return "SUPPORTED"
-    if hi < band_lo or lo > band_hi:
-        return "CONTRADICTED"
-    return "INCONCLUSIVE"
+class _Units:
+    """One cell's numbers, one per seed: what a claim's interval or test is computed on."""
+
+    def __init__(self, label: str, seeds, values, step: float, bounds, per_seed=None):
+        self.label, self.seeds, self.values, self.step, self.bounds = label, seeds, values, step, bounds
+        self.per_seed = per_seed
+
+    @property
+    def n(self) -> int:
+        return len(self.values)
+
+    def ci(self, alpha: float):
+        return S.mean_ci(self.values, 1 - alpha, self.bounds, self.step)
 
 
-def _run_note(sub: pd.DataFrame, metric: str) -> str:
-    n_div = int(S.is_diverged(sub).sum())
-    if not n_div:
-        return ""
-    as_what = "as not converged" if metric == "converged" else "at chance (0.5) when their value is missing"
-    return f"; {n_div} diverged run(s) counted {as_what}"
+def _cell_units(sub: pd.DataFrame, values: np.ndarray, strata: list[str], how: str, step: float, bounds) -> list[_Units]:
+    """Seed means of ``values``: per stratum (cells='every') or averaged over strata within each seed
+    (cells='average')."""
+    seeds = sub["seed"].to_numpy()
+    strata = [f for f in strata if sub[f].nunique(dropna=False) > 1]
+    if how == "average" or not strata:
+        s, v, k = S.seed_means(seeds, values)
+        label = "mean over " + (f"{len(sub.groupby(strata)) if strata else 1} cell(s)")
+        return [_Units(label, s, S.quantize(v, step / max(1, k.max(initial=1))), step / max(1, k.max(initial=1)), bounds)]
+    out = []
+    for key, idx in sub.groupby(strata, sort=True).indices.items():
+        key = key if isinstance(key, tuple) else (key,)
+        s, v, k = S.seed_means(seeds[idx], values[idx])
+        label = ", ".join(f"{f}={x}" for f, x in zip(strata, key))
+        out.append(_Units(label, s, S.quantize(v, step / k.max(initial=1)), step / k.max(initial=1), bounds))
+    return out
 
 
-def _eval_at_value(c, summary, init_grads, factors, cfg, seed):
-    sub = _select(summary, c["where"], c["id"])
-    metric = c["metric"]
-    v = S.metric_values(sub, metric, cfg)
-    lo, hi, how = _mean_ci(v, metric, cfg, seed)
-    t, tol = float(c["target"]), float(c["tolerance"])
-    mean = float(v.mean())
-    return dict(
-        verdict=_band_verdict(lo, hi, t - tol, t + tol), estimate=mean, ci_lo=lo, ci_hi=hi, n=len(v),
-        rule=(f"{_pct(cfg)} CI of mean {metric} within {t:g} ± {tol:g} ([{t - tol:g}, {t + tol:g}]) -> SUPPORTED; "
-              f"entirely outside -> CONTRADICTED; else INCONCLUSIVE ({how})"),
-        detail=(f"mean {metric} {_f(mean)} over {len(v)} runs ({_where_text(c['where'])}), "
-                f"{_pct(cfg)} CI [{_f(lo)}, {_f(hi)}]" + _run_note(sub, metric)),
-    )  # fmt: skip
+def _units_one_level(c, sub, factors, cfg) -> tuple[list[_Units], str]:
+    v = S.metric_values(sub, c["metric"], cfg)
+    units = _cell_units(sub, v, list(factors), c["cells"], S.resolution(sub, c["metric"]), (0.0, 1.0))
+    return units, f"mean {c['metric']} over seeds ({_where_text(c['where'])})"
 
 
-def _eval_at_least(c, summary, init_grads, factors, cfg, seed):
-    sub = _select(summary, c["where"], c["id"])
-    metric = c["metric"]
-    v = S.metric_values(sub, metric, cfg)
-    lo, hi, how = _mean_ci(v, metric, cfg, seed)
-    extra = ""
-    if metric == "test_acc":
-        k, n = S.run_counts(sub)
-        wlo, whi = (float(x) for x in S.wilson_ci(k.sum(), n.sum(), cfg["confidence"]))
-        extra = (f"; seed bootstrap [{_f(lo)}, {_f(hi)}], pooled Wilson on {int(k.sum())}/{int(n.sum())} "
-                 f"[{_f(wlo)}, {_f(whi)}]")  # fmt: skip
-        lo, hi = min(lo, wlo), max(hi, whi)
-        how = "union of the seed-bootstrap CI and the pooled Wilson CI, the more conservative bound on each side"
-    thr = float(c["threshold"])
-    verdict = "SUPPORTED" if lo >= thr else "CONTRADICTED" if hi < thr else "INCONCLUSIVE"
-    mean = float(v.mean())
-    return dict(
-        verdict=verdict, estimate=mean, ci_lo=lo, ci_hi=hi, n=len(v),
-        rule=(f"{_pct(cfg)} CI lower bound of mean {metric} >= {thr:g} -> SUPPORTED; upper bound < {thr:g} "
-              f"-> CONTRADICTED; else INCONCLUSIVE ({how})"),
-        detail=(f"mean {metric} {_f(mean)} over {len(v)} runs ({_where_text(c['where'])}), "
-                f"{_pct(cfg)} CI [{_f(lo)}, {_f(hi)}]" + extra + _run_note(sub, metric)),
-    )  # fmt: skip
-
-
-def _paired(c, summary, factors, cfg):
-    """Matched differences (b - a) of the claim's metric; plus a description."""
-    sub = _select(summary, c["where"], c["id"])
+def _units_paired(c, sub, factors, cfg) -> tuple[list[_Units], str]:
     factor = c["factor"]
     la, lb = (_level(sub, factor, lev, c["id"]) for lev in c["levels"])
     values = S.metric_values(sub, c["metric"], cfg)
-    _, va, vb, unmatched = S._pair_frame(sub, values, factor, la, lb, list(factors))
-    d = vb - va
-    desc = (f"{c['metric']} {factor}={lb} minus {factor}={la}, {len(d)} pairs matched on seed and "
-            f"{', '.join(f for f in factors if f != factor) or 'no other factor'} "
-            f"({_where_text(c['where'])})")  # fmt: skip
+    keys, va, vb, unmatched = S._pair_frame(sub, values, factor, la, lb, list(factors))
+    others = [f for f in factors if f != factor]
+    units = _cell_units(keys, vb - va, others, c["cells"], S.resolution(sub, c["metric"]), (-1.0, 1.0))
+    desc = (f"{c['metric']} {factor}={lb} minus {factor}={la}, {len(va)} runs paired on seed and "
+            f"{', '.join(others) or 'no other factor'}, averaged within seed ({_where_text(c['where'])})")  # fmt: skip
     if unmatched:
         desc += f"; {unmatched} runs without a partner"
-    return d, la, lb, desc + _run_note(sub, c["metric"])
+    return units, desc
 
 
-def _diff_ci(d, cfg, seed):
-    lo, hi, _ = S.honest_mean_ci([d], cfg["confidence"], cfg["n_resamples"], seed, bounds=(-1.0, 1.0), max_n=cfg["bootstrap_max_n"])
-    return float(lo[0]), float(hi[0])
-
-
-def _no_pairs(desc, rule):
-    return dict(verdict="INCONCLUSIVE", estimate=np.nan, ci_lo=np.nan, ci_hi=np.nan, n=0, rule=rule,
-                detail=desc + "; no matched pairs")  # fmt: skip
-
-
-def _eval_equivalent(c, summary, init_grads, factors, cfg, seed):
-    d, la, lb, desc = _paired(c, summary, factors, cfg)
-    m = float(c["margin"])
-    rule = (f"{_pct(cfg)} bootstrap CI of the mean paired difference ({lb} - {la}) within ±{m:g} -> SUPPORTED; "
-            f"entirely outside ±{m:g} -> CONTRADICTED; else INCONCLUSIVE")  # fmt: skip
-    if len(d) == 0:
-        return _no_pairs(desc, rule)
-    lo, hi = _diff_ci(d, cfg, seed)
-    mean = float(d.mean())
-    return dict(verdict=_band_verdict(lo, hi, -m, m), estimate=mean, ci_lo=lo, ci_hi=hi, n=len(d), rule=rule,
-                detail=f"mean difference {_f(mean)}, {_pct(cfg)} CI [{_f(lo)}, {_f(hi)}]; {desc}")  # fmt: skip
-
-
-def _eval_not_worse(c, summary, init_grads, factors, cfg, seed):
-    d, la, lb, desc = _paired(c, summary, factors, cfg)
-    m = float(c["margin"])
-    rule = (f"{_pct(cfg)} bootstrap CI lower bound of the mean paired difference ({lb} - {la}) >= -{m:g} -> SUPPORTED; "
-            f"upper bound < -{m:g} -> CONTRADICTED; else INCONCLUSIVE")  # fmt: skip
-    if len(d) == 0:
-        return _no_pairs(desc, rule)
-    lo, hi = _diff_ci(d, cfg, seed)
-    verdict = "SUPPORTED" if lo >= -m else "CONTRADICTED" if hi < -m else "INCONCLUSIVE"
-    mean = float(d.mean())
-    return dict(verdict=verdict, estimate=mean, ci_lo=lo, ci_hi=hi, n=len(d), rule=rule,
-                detail=f"mean difference {_f(mean)}, {_pct(cfg)} CI [{_f(lo)}, {_f(hi)}]; {desc}")  # fmt: skip
-
-
-def _eval_better(c, summary, init_grads, factors, cfg, seed):
-    """Partial result; the verdict needs the Holm adjustment over the study's better claims."""
-    d, la, lb, desc = _paired(c, summary, factors, cfg)
-    rule_base = (f"paired test of {lb} - {la} (Wilcoxon exact or sign-flip permutation), p Holm-adjusted over "
-                 f"the study's 'better' claims: p < {cfg['alpha']:g} and mean > 0 -> SUPPORTED; p < {cfg['alpha']:g} "
-                 f"and mean < 0 -> CONTRADICTED; else INCONCLUSIVE")  # fmt: skip
-    if len(d) == 0:
-        out = _no_pairs(desc, rule_base)
-        out["_p"] = np.nan
-        return out
-    p, test = S.paired_test(d, cfg, seed)
-    lo, hi = _diff_ci(d, cfg, seed)
-    min_p = S.min_two_sided_p(len(d))
-    note = ""
-    if min_p > cfg["alpha"]:
-        note = f"; cannot reach significance with {len(d)} pairs (min p {min_p:.4g} > alpha {cfg['alpha']:g})"
-    return dict(
-        verdict=None, estimate=float(d.mean()), ci_lo=lo, ci_hi=hi, n=len(d), rule=rule_base,
-        detail=(f"mean difference {_f(d.mean())}, {_pct(cfg)} CI [{_f(lo)}, {_f(hi)}], {test} p = {p:.4g}"
-                f"{{holm}}; d_z {_f(S.cohen_dz(d), 2)}; {desc}{note}"),
-        _p=p,
-    )  # fmt: skip
-
-
-def _slopes(runs: pd.DataFrame, grads: pd.DataFrame) -> np.ndarray:
-    """Least-squares slope of ln(grad_norm) on layer index, one per run (runs with < 2 usable layers
-    -- positive, finite norms -- are dropped)."""
+def _slopes(runs: pd.DataFrame, grads: pd.DataFrame) -> pd.Series:
+    """Least-squares slope of ln(grad_norm) on layer index, per run_id (runs with < 2 usable layers
+    -- positive, finite norms -- get none)."""
     g = grads[grads["run_id"].isin(runs["run_id"])]
     norm = pd.to_numeric(g["grad_norm"], errors="coerce").to_numpy(dtype=float)
     ok = np.isfinite(norm) & (norm > 0)
@@ -416,75 +359,262 @@ def _slopes(runs: pd.DataFrame, grads: pd.DataFrame) -> np.ndarray:
     s = frame.groupby("r").agg(n=("x", "size"), sx=("x", "sum"), sy=("y", "sum"), sxx=("xx", "sum"), sxy=("xy", "sum"))
     den = s["n"] * s["sxx"] - s["sx"] ** 2
     good = (s["n"] >= 2) & (den > 1e-12)
-    return ((s["n"] * s["sxy"] - s["sx"] * s["sy"])[good] / den[good]).to_numpy(dtype=float)
+    return ((s["n"] * s["sxy"] - s["sx"] * s["sy"])[good] / den[good]).astype(float)
 
 
-def _eval_grad_trend(c, summary, init_grads, factors, cfg, seed):
+def _units_grad(c, sub, factors, init_grads) -> tuple[list[tuple[_Units, _Units]], str]:
     cid = c["id"]
     if init_grads is None or not {"run_id", "layer", "grad_norm"} <= set(init_grads.columns):
         _fail(cid, "kind grad_trend needs the initial-gradient table (run_id, layer, grad_norm)")
-    sub = _select(summary, c["where"], cid)
-    factor, fm = c["factor"], float(c["flat_margin"])
-    lg, lf = _level(sub, factor, c["growing"], cid), _level(sub, factor, c["flat"], cid)
-    sl_g = _slopes(sub[_mask(sub[factor], lg, cid, "growing")], init_grads)
-    sl_f = _slopes(sub[_mask(sub[factor], lf, cid, "flat")], init_grads)
-    rule = (f"per run, least-squares slope of ln(grad_norm at step 0) on layer index (0 = input side); "
-            f"{_pct(cfg)} bootstrap CI of the mean slope at {factor}={lg} > 0 and at {factor}={lf} within "
-            f"±{fm:g} -> SUPPORTED; {lg} CI entirely <= 0 or {lf} CI entirely outside ±{fm:g} -> CONTRADICTED; "
-            f"else INCONCLUSIVE")  # fmt: skip
-    if len(sl_g) == 0 or len(sl_f) == 0:
-        return dict(verdict="INCONCLUSIVE", estimate=np.nan, ci_lo=np.nan, ci_hi=np.nan, n=0, rule=rule,
-                    detail=(f"runs with a slope (>= 2 layers with a positive gradient norm): {factor}={lg}: "
-                            f"{len(sl_g)}, {factor}={lf}: {len(sl_f)} ({_where_text(c['where'])})"))  # fmt: skip
-    inf = (-np.inf, np.inf)
-    (glo,), (ghi,), _ = S.honest_mean_ci([sl_g], cfg["confidence"], cfg["n_resamples"], seed, bounds=inf, max_n=cfg["bootstrap_max_n"])
-    (flo,), (fhi,), _ = S.honest_mean_ci([sl_f], cfg["confidence"], cfg["n_resamples"], seed, bounds=inf, max_n=cfg["bootstrap_max_n"])
-    if glo > 0 and flo >= -fm and fhi <= fm:
-        verdict = "SUPPORTED"
-    elif ghi <= 0 or flo > fm or fhi < -fm:
-        verdict = "CONTRADICTED"
+    factor = c["factor"]
+    slopes = _slopes(sub, init_grads)
+    sl = sub["run_id"].astype(str).map(slopes.rename(index=str)).to_numpy(dtype=float)
+    out, dropped = [], int((~np.isfinite(sl)).sum())
+    for name in ("growing", "flat"):
+        m = _mask(sub[factor], _level(sub, factor, c[name], cid), cid, name)
+        out.append(_cell_units(sub[m].reset_index(drop=True), sl[m], [f for f in factors if f != factor],
+                               c["cells"], 0.0, (-np.inf, np.inf)))  # fmt: skip
+    desc = f"per seed, mean least-squares slope of ln(grad_norm at step 0) on layer index ({_where_text(c['where'])})"
+    if dropped:
+        desc += f"; {dropped} run(s) without a usable slope (< 2 layers with a positive, finite norm) left out"
+    return list(zip(*out)), desc
+
+
+def _cis(units: list[_Units], alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lo, hi, method) of every unit at level alpha: units of one size, step and range in one
+    vectorised ``stats.mean_cis`` call (a claim judged in every cell of a large grid has hundreds)."""
+    lo, hi = np.full(len(units), np.nan), np.full(len(units), np.nan)
+    how = np.full(len(units), "n < 2", dtype=object)
+    groups: dict[tuple, list[int]] = {}
+    for i, u in enumerate(units):
+        groups.setdefault((u.n, u.step, u.bounds), []).append(i)
+    for (n, step, bounds), idx in groups.items():
+        if n == 0:
+            continue
+        l, h, m = S.mean_cis(np.stack([units[i].values for i in idx]), 1 - alpha, bounds, step)
+        lo[idx], hi[idx], how[idx] = l, h, m
+    return lo, hi, how
+
+
+def _decider(kind: str, c: dict, units):
+    """decide(alpha) -> the verdict of every cell at level alpha (an array), for the interval kinds."""
+    if kind == "grad_trend":
+        growing, flat = [g for g, _ in units], [f for _, f in units]
+        fm = float(c["flat_margin"])
+
+        def decide(a):
+            (glo, ghi, _), (flo, fhi, _) = _cis(growing, a), _cis(flat, a)
+            sup = (glo > 0) & (flo >= -fm) & (fhi <= fm)
+            con = (ghi <= 0) | (flo > fm) | (fhi < -fm)
+            return np.where(sup, "SUPPORTED", np.where(con, "CONTRADICTED", "INCONCLUSIVE"))
+
+        return decide
+    if kind == "at_value":
+        band = (float(c["target"]) - float(c["tolerance"]), float(c["target"]) + float(c["tolerance"]))
+    elif kind == "equivalent":
+        band = (-float(c["margin"]), float(c["margin"]))
+    elif kind == "at_least":
+        band = (float(c["threshold"]), np.inf)
+    elif kind == "not_worse":
+        band = (-float(c["margin"]), np.inf)
     else:
-        verdict = "INCONCLUSIVE"
-    return dict(
-        verdict=verdict, estimate=float(sl_g.mean()), ci_lo=float(glo), ci_hi=float(ghi), n=len(sl_g), rule=rule,
-        detail=(f"mean slope {factor}={lg}: {_f(sl_g.mean())} [{_f(glo)}, {_f(ghi)}] over {len(sl_g)} runs; "
-                f"{factor}={lf}: {_f(sl_f.mean())} [{_f(flo)}, {_f(fhi)}] over {len(sl_f)} runs "
-                f"({_where_text(c['where'])}); estimate / CI are the {lg} level's"),
-    )  # fmt: skip
+        raise AssertionError(kind)
+
+    def decide(a):
+        lo, hi, _ = _cis(units, a)
+        sup = (lo >= band[0]) & (hi <= band[1])
+        con = (hi < band[0]) | (lo > band[1])
+        return np.where(sup, "SUPPORTED", np.where(con, "CONTRADICTED", "INCONCLUSIVE"))
+
+    return decide
 
 
-_EVALUATORS = {
-    "at_value": _eval_at_value,
-    "at_least": _eval_at_least,
-    "equivalent": _eval_equivalent,
-    "not_worse": _eval_not_worse,
-    "better": _eval_better,
-    "grad_trend": _eval_grad_trend,
-}
-assert set(_EVALUATORS) == set(KINDS)
+RULES = {
+    "at_value": "interval of the mean over seeds within {target} ± {tolerance} -> SUPPORTED; entirely outside -> CONTRADICTED",
+    "at_least": "interval lower bound of the mean over seeds >= {threshold} -> SUPPORTED; upper bound < {threshold} -> CONTRADICTED",
+    "equivalent": "interval of the mean seed difference within ±{margin} -> SUPPORTED; entirely outside -> CONTRADICTED",
+    "not_worse": "interval lower bound of the mean seed difference >= -{margin} -> SUPPORTED; upper bound < -{margin} -> CONTRADICTED",
+    "better": "two-sided sign-flip test of the mean seed difference (exact McNemar for a 0/1 metric), mean > 0 -> SUPPORTED, mean < 0 -> CONTRADICTED",
+    "grad_trend": "interval of the `growing` level's mean slope > 0 and the `flat` level's within ±{flat_margin} -> SUPPORTED; growing <= 0 or flat entirely outside -> CONTRADICTED",
+}  # fmt: skip
+INTERVALS_TEXT = ("intervals over seeds: Student t; Clopper-Pearson for a 0/1 value per seed; Anderson's "
+                  "nonparametric bound when every seed has the same value; none below 2 seeds")  # fmt: skip
+
+
+def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, seed: int) -> dict:
+    """A claim's p-values for SUPPORTED and CONTRADICTED (before the family's Holm adjustment), the
+    numbers shown with it, and the seeds it rests on."""
+    kind = c["kind"]
+    sub = _select(summary, c["where"], c["id"])
+    if kind == "grad_trend":
+        units, desc = _units_grad(c, sub, factors, init_grads)
+        shown = [g for g, _ in units]
+        n = min(min(g.n, f.n) for g, f in units)
+    else:
+        units, desc = (_units_paired if kind in PAIRED_KINDS else _units_one_level)(c, sub, factors, cfg)
+        shown = units
+        n = min(u.n for u in units)
+    desc += _run_note(sub, c.get("metric", "test_acc"))
+    seeds = sorted({s for u in shown for s in u.seeds}, key=str)
+    p_sup, p_con, cells = 1.0, 1.0, []
+    if n >= 2 and kind == "better":
+        cell_p = []
+        for u in units:
+            p, n_nz, test = S.sign_flip_test(u.values, u.step, cfg["n_resamples"], seed)
+            mean = float(u.values.mean())
+            cell_p.append((p if mean > 0 else 1.0, p if mean < 0 else 1.0))
+            cells.append(f"{u.label}: mean {_f(mean)}, {test} p = {p:.4g} "
+                         f"(min p {S.reachable_p(n_nz):.4g} with {n_nz} non-zero of {u.n} seeds)")  # fmt: skip
+        p_sup = max(p for p, _ in cell_p)
+        p_con = min(1.0, len(cell_p) * min(q for _, q in cell_p))
+    elif n >= 2:
+        decide = _decider(kind, c, units)
+        # every cell must pass for SUPPORTED (intersection-union: no correction); one failing cell
+        # contradicts "in every cell", so CONTRADICTED is Bonferroni-corrected over the cells
+        p_sup = _smallest_alpha(lambda a: "SUPPORTED" if (decide(a) == "SUPPORTED").all() else "", "SUPPORTED")
+        p_any = _smallest_alpha(lambda a: "CONTRADICTED" if (decide(a) == "CONTRADICTED").any() else "", "CONTRADICTED")
+        p_con = min(1.0, len(units) * p_any)
+        lo, hi, how = _cis(shown, 1 - cfg["confidence"])
+        for i, u in enumerate(shown):
+            cells.append(f"{u.label}: mean {_f(u.values.mean())} [{_f(lo[i])}, {_f(hi[i])}] ({how[i]}, {u.n} seeds)")
+        if kind == "grad_trend":
+            flo, fhi, fhow = _cis([f for _, f in units], 1 - cfg["confidence"])
+            for i, (_, f) in enumerate(units):
+                cells[i] += f"; flat level mean {_f(f.values.mean())} [{_f(flo[i])}, {_f(fhi[i])}] ({fhow[i]})"
+    binding = max(range(len(shown)), key=lambda i: (shown[i].n < 2, -shown[i].values.mean() if shown[i].n else 0))
+    b = shown[binding]
+    lo, hi, _ = b.ci(1 - cfg["confidence"])
+    return dict(p_sup=p_sup, p_con=p_con, n=n, estimate=float(b.values.mean()) if b.n else np.nan,
+                ci_lo=lo, ci_hi=hi, seeds=seeds, cells=cells, desc=desc, n_cells=len(units))  # fmt: skip
+
+
+def _run_note(sub: pd.DataFrame, metric: str) -> str:
+    n_div = int(S.is_diverged(sub).sum())
+    if not n_div:
+        return ""
+    as_what = "as not converged" if metric == "converged" else "at chance (0.5) when their value is missing"
+    return f"; {n_div} diverged run(s) counted {as_what}"
+
+
+def _decided(p_sup: float, p_con: float, holm_factor: float, floor: float, alpha: float) -> str:
+    """The verdict whose p, Holm-adjusted (times ``holm_factor``, at least ``floor``: the adjusted p
+    of the claims ranked before it), is at most alpha."""
+    p = min(p_sup, p_con)
+    if max(floor, holm_factor * p) <= alpha and p < 1.0:
+        return "SUPPORTED" if p_sup <= p_con else "CONTRADICTED"
+    return "INCONCLUSIVE"
+
+
+def evaluate_family(studies, cfg: dict | None = None, seed: int = 0) -> pd.DataFrame:
+    """Every claim of a config, one error family: Holm over all their p-values.
+
+    ``studies``: iterable of (study name, claims, summary, init_grads, factors). One row per claim:
+    CLAIM_COLUMNS. A claim's p is the smallest alpha at which its rule decides (``better``: its
+    sign-flip p); its verdict is decisive when its Holm-adjusted p is at most ``alpha``. Robustness:
+    the share of leave-one-seed-out evaluations that give the same verdict (at the same Holm
+    position); a verdict below ROBUST is fragile. Where runs diverged, the verdict without them too.
+    """
+    cfg = S.resolve_cfg(cfg)
+    alpha = cfg["alpha"]
+    items = []
+    for name, claims, summary, init_grads, factors in studies:
+        factors = list(factors)
+        for c in check_claims(claims, factors, list(summary.columns)):
+            items.append((name, c, summary, init_grads, factors, _claim_p(c, summary, init_grads, factors, cfg, seed)))
+    m = len(items)
+    raw = np.array([min(r["p_sup"], r["p_con"]) for *_, r in items])
+    adjusted = S.holm(raw) if m else raw
+    order = np.argsort(raw, kind="stable")
+    rank = np.empty(m, dtype=int)
+    rank[order] = np.arange(m)
+    rows = []
+    for i, (name, c, summary, init_grads, factors, r) in enumerate(items):
+        factor = m - rank[i]  # Holm multiplies the claim ranked k-th (from 0) by m - k
+        floor = float(np.max(np.minimum(1.0, (m - np.arange(rank[i])) * raw[order[: rank[i]]]), initial=0.0))
+        verdict = _decided(r["p_sup"], r["p_con"], factor, floor, alpha) if r["n"] >= 2 else "INCONCLUSIVE"
+        same = []
+        if r["n"] >= 2:
+            for s in r["seeds"]:
+                rest = summary[summary["seed"].astype(str) != str(s)]
+                try:
+                    q = _claim_p(c, rest, init_grads, factors, cfg, seed)
+                except ValueError:
+                    same.append(verdict == "INCONCLUSIVE")
+                    continue
+                v = _decided(q["p_sup"], q["p_con"], factor, floor, alpha) if q["n"] >= 2 else "INCONCLUSIVE"
+                same.append(v == verdict)
+        robustness = float(np.mean(same)) if same else float("nan")
+        without = ""
+        div = S.is_diverged(summary)
+        if div.any():
+            try:
+                q = _claim_p(c, summary[~div].reset_index(drop=True), init_grads, factors, cfg, seed)
+                without = _decided(q["p_sup"], q["p_con"], factor, floor, alpha) if q["n"] >= 2 else "INCONCLUSIVE"
+            except ValueError as e:
+                without = f"INCONCLUSIVE ({e})"
+        p = float(raw[i])
+        why = []
+        if r["n"] < 2:
+            why.append(f"INCONCLUSIVE: {r['n']} seed(s); an interval over seeds needs at least 2")
+        towards = "SUPPORTED" if r["p_sup"] <= r["p_con"] else "CONTRADICTED"
+        why.append((f"p = {p:.4g} for {towards} (the smallest alpha at which the rule gives it)" if p < 1 else
+                    "p = 1 (the rule decides at no alpha up to 0.5)")
+                   + f", Holm-adjusted over the {m} claim(s) of the config: {float(adjusted[i]):.4g} vs alpha {alpha:g}")  # fmt: skip
+        if np.isfinite(robustness) and robustness < ROBUST:
+            why.append(f"fragile: only {robustness:.0%} of leave-one-seed-out evaluations give {verdict}")
+        rule = RULES[c["kind"]].format(**{k: c.get(k) for k in ("target", "tolerance", "threshold", "margin", "flat_margin")})
+        cells_text = "every cell must pass" if c["cells"] == "every" else "on the mean over cells within each seed"
+        rows.append({
+            "study": name, "id": c["id"], "statement": c["statement"], "source": c["source"], "kind": c["kind"],
+            "cells": c["cells"], "verdict": verdict, "estimate": r["estimate"], "ci_lo": r["ci_lo"], "ci_hi": r["ci_hi"],
+            "n": r["n"], "p_value": p, "p_holm": float(adjusted[i]), "robustness": robustness,
+            "verdict_without_diverged": without,
+            "rule": (f"{rule} ({cells_text}; {INTERVALS_TEXT}); decisive when the claim's p survives Holm over "
+                     f"all claims of the config at alpha {alpha:g}; else INCONCLUSIVE"),
+            "detail": "; ".join(why) + f". {r['desc']}. " + " | ".join(r["cells"][:8])
+            + (f" | ... {len(r['cells']) - 8} more cell(s)" if len(r["cells"]) > 8 else ""),
+        })  # fmt: skip
+    return pd.DataFrame(rows, columns=["study"] + CLAIM_COLUMNS)
 
 
 def evaluate_claims(claims, summary: pd.DataFrame, init_grads: pd.DataFrame | None, factors, cfg: dict | None = None,
                     seed: int = 0) -> pd.DataFrame:  # fmt: skip
-    """One row per claim: id, statement, source, kind, verdict, estimate (the number the verdict
-    rests on), ci_lo, ci_hi, n (runs, pairs, or runs of the growing level), rule, detail.
+    """The claims of one study as a family of their own (``evaluate_family``); CLAIM_COLUMNS.
 
     Raises ValueError naming the claim for a malformed claim, a ``where`` naming a column not in
     the results or selecting no runs, or a level selecting no runs.
     """
-    cfg = S.resolve_cfg(cfg)
-    factors = list(factors)
-    checked = check_claims(claims, factors, list(summary.columns))
-    rows = []
-    for c in checked:
-        res = _EVALUATORS[c["kind"]](c, summary, init_grads, factors, cfg, seed)
-        rows.append({"id": c["id"], "statement": c["statement"], "source": c["source"], "kind": c["kind"], **res})
-    better = [r for r in rows if "_p" in r]
-    adjusted = S.holm([r["_p"] for r in better])
-    for r, p_adj in zip(better, adjusted):
-        if r["verdict"] is None:
-            significant = bool(np.isfinite(p_adj) and p_adj < cfg["alpha"])
-            r["verdict"] = ("SUPPORTED" if significant and r["estimate"] > 0
-                            else "CONTRADICTED" if significant and r["estimate"] < 0 else "INCONCLUSIVE")  # fmt: skip
-            r["detail"] = r["detail"].replace("{holm}", f", Holm-adjusted p = {p_adj:.4g} over {len(better)} claim(s)")
-    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+    out = evaluate_family([("", claims, summary, init_grads, factors)], cfg, seed)
+    return out[CLAIM_COLUMNS]
+
+
+def main(argv=None) -> int:
+    """Evaluate every claim of the config as one family; write one study's rows."""
+    from . import analyze, io  # noqa: PLC0415 (analyze imports this module)
+
+    ap = argparse.ArgumentParser(description="Verdicts of every claim of the config, Holm over all of them.")
+    ap.add_argument("--family-json", required=True, help="stats settings and, per study, factors and claims")
+    ap.add_argument("--summaries", required=True, nargs="+", type=Path, help="summary.csv of each study, in order")
+    ap.add_argument("--init-grads", required=True, nargs="+", type=Path, help="init_grads.csv of each study")
+    ap.add_argument("--study", required=True, help="the study whose rows to write")
+    ap.add_argument("--out", required=True, type=Path)
+    args = ap.parse_args(argv)
+    spec = json.loads(args.family_json)
+    names = list(spec["studies"])
+    if not len(names) == len(args.summaries) == len(args.init_grads):
+        ap.error(f"{len(names)} studies but {len(args.summaries)} summaries and {len(args.init_grads)} gradient tables")
+    family = []
+    for name, summary, grads in zip(names, args.summaries, args.init_grads):
+        factors = spec["studies"][name]["factors"]
+        family.append((name, spec["studies"][name]["claims"], analyze.read_table(summary, factors),
+                       analyze.read_table(grads, factors), factors))  # fmt: skip
+    table = evaluate_family(family, spec["stats"])
+    mine = table[table["study"] == args.study]
+    io.write_dataframe(args.out, mine[CLAIM_COLUMNS])
+    for row in mine.itertuples():
+        print(f"claim {row.id}: {row.verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -23,7 +23,9 @@ import pandas as pd
 import yaml
 
 from . import PACKAGE_DIR, REPO_DIR, io
+from .claims import ROBUST
 from .config import validate
+from .plan import plan
 
 FIGURES = {  # the thin-line limit (100 runs) is ablation.plots.THIN_MAX_RUNS
     "accuracy_by_factor": "Test accuracy against each factor: every run is a dot, the diamonds are the means of "
@@ -112,6 +114,8 @@ def study_section(results: Path, name: str, study, stats_cfg: dict) -> dict:
     fdir = results / name / "figures"
     summary = pd.read_csv(results / name / "summary.csv", dtype={"run_id": str})
     tables = {t: pd.read_csv(tdir / f"{t}.csv") for t in ("cells", "comparisons", "stability", "main_effects")}
+    extra = {t: table_html(pd.read_csv(tdir / f"{t}.csv")) if (tdir / f"{t}.csv").is_file() else None
+             for t in ("seed_variance", "interactions")}  # fmt: skip
     diverged = int((summary["status"] == "diverged").sum())
     return {
         "name": name,
@@ -127,6 +131,7 @@ def study_section(results: Path, name: str, study, stats_cfg: dict) -> dict:
         "main_effects": table_html(tables["main_effects"]),
         "stability": table_html(tables["stability"], max_rows=200),
         "comparisons": table_html(tables["comparisons"], max_rows=200),
+        **extra,
         "figures": [
             {"name": fig, "caption": caption, "src": _img(fdir / f"{fig}.png")}
             for fig, caption in FIGURES.items()
@@ -146,6 +151,8 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str) -> 
             df.insert(0, "study", name)
             claims.append(df)
     claims_df = pd.concat(claims, ignore_index=True) if claims else pd.DataFrame()
+    if len(claims_df):
+        claims_df["fragile"] = claims_df.get("robustness", pd.Series(dtype=float)) < ROBUST
     checks = pd.read_csv(results / "checks.csv") if (results / "checks.csv").is_file() else pd.DataFrame()
     verify = None
     if (results / "verify.csv").is_file():
@@ -163,6 +170,8 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str) -> 
         generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         headline=headline(results, studies),
         claims=claims_df.to_dict("records"),
+        robust=ROBUST,
+        plan=table_html(plan(cfg)),
         checks=checks.to_dict("records"),
         verify=verify,
         studies=[study_section(results, n, cfg.study(n), cfg.stats) for n in studies],

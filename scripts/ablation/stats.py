@@ -15,23 +15,30 @@ Decisions shared by every table
   (survivorship) and unbalance the seed pairing. ``n_diverged`` / ``n_imputed`` say how many.
   For stability a diverged run is ``diverged`` and *not converged*.
 * **Converged** = ``status == 'ok'`` and ``final_train_acc >= converged_threshold`` (NaN -> no).
-* **Intervals** are clipped to the metric's range ([0, 1] for accuracies and fractions, [-1, 1]
-  for differences of accuracies) and are never NaN for n >= 1:
-  ``bootstrap_mean_ci`` uses ``scipy.stats.bootstrap`` (BCa, vectorised over all samples of the
-  same size, which share their resample indices, so a sample's interval depends only on its own
-  values, its size and ``seed``); it falls back to the percentile interval when n < 3 or BCa
-  gives a non-finite bound, returns ``[v, v]`` for a constant sample (e.g. every seed at 1.0) and
-  ``[x, x]`` for a single run (n == 1: no spread can be estimated; ``boot_method`` says
-  'single'). Binomial intervals (Wilson, Clopper-Pearson) are the closed forms that
-  ``scipy.stats.binomtest(k, n).proportion_ci(method='wilson' | 'exact')`` computes, vectorised
-  (binomtest costs 2-6 ms per call, i.e. seconds for thousands of cells); the tests check them
-  against binomtest.
-* **Small n**: a bootstrap interval of a mean is too narrow at a handful of seeds (measured on
-  Beta data: coverage of the nominal 95 % BCa interval ~0.71 at n = 3, ~0.85 at n = 5, ~0.89 at
-  n = 10, ~0.94 at n = 40; at n = 5 it is ~0.63 times the width of the t interval). Read
-  ``boot_lo``/``boot_hi`` of 5-seed cells as optimistic; ``paired_comparisons`` therefore also
-  reports ``min_p`` and ``mde``, and the claims' ``at_least`` takes the union with the Wilson
-  interval.
+* **The seed is the unit.** A seed fixes the data and the initialisation of every cell it runs in,
+  so runs of one seed are one replicate however many cells they fill. Every interval and test over
+  runs first averages within each seed (``seed_means``): n is the number of seeds. Paired
+  differences are matched on seed and every other factor, then averaged within seed; marginal
+  means are means over seeds of the level's cells; the spread of marginal means is bootstrapped
+  by resampling seeds jointly across cells.
+* **Intervals over seeds** (``mean_ci``, what verdicts and the ``ci_*`` columns rest on): none
+  below 2 seeds; Clopper-Pearson when each seed's value is 0 or 1; Anderson's nonparametric bound
+  for a bounded mean when every seed has the same value (a t or bootstrap interval would be
+  [v, v]); else Student t. Clipped to the metric's range ([0, 1] for accuracies and fractions,
+  [-1, 1] for differences). tests/test_stats_simulation.py measures their coverage on
+  seed-clustered, tied, bounded data.
+* **Ties and zeros at the metric's resolution** (``resolution``: 1 / test_total for accuracies):
+  accuracies are k / n, so values are rounded to that grid before they are compared.
+* **Tests**: the sign-flip test of the mean seed difference (``sign_flip_test``), exact up to
+  EXACT_SIGN_FLIP_MAX_N non-zero differences; zeros carry no evidence, so ``min_p`` counts only the
+  non-zero ones.
+* **Test-set sampling only**: the cell table's ``testset_lo`` / ``testset_hi`` are the Wilson
+  interval of the pooled test counts of a cell. They describe how precisely the test set measures
+  those runs, not the mean over seeds, and no verdict uses them. ``boot_lo`` / ``boot_hi`` are a
+  BCa bootstrap over the cell's seeds (``bootstrap_mean_ci``), descriptive: it under-covers at a
+  handful of seeds (nominal 95 %: ~0.85 at n = 5 on Beta data) and is [v, v] for equal seeds.
+  Binomial intervals (Wilson, Clopper-Pearson) are the closed forms that
+  ``scipy.stats.binomtest(k, n).proportion_ci(method='wilson' | 'exact')`` computes, vectorised.
 """
 
 from __future__ import annotations
@@ -68,18 +75,16 @@ POWER = 0.8
 ALL_PAIRS_MAX_LEVELS = 4
 """Up to this many levels every pair of levels is compared; above it, numeric levels are compared
 with the next level only (non-numeric levels: still every pair)."""
-EXACT_WILCOXON_MAX_N = 25
-SCIPY_PERMUTATION_MAX_N = 1000
-"""Above this many pairs the sign-flip test is the vectorised numpy equivalent (``_sign_flip_p``)."""
 _BATCH_ELEMENTS = 2_000_000  # elements gathered per vectorised resampling batch (memory bound)
 
 CELL_COLUMNS = [
     "n", "n_ok", "n_diverged", "n_imputed", "mean", "std", "min", "max", "boot_lo", "boot_hi",
-    "boot_method", "t_lo", "t_hi", "pooled_correct", "pooled_total", "binom_lo", "binom_hi", "converged_frac",
+    "boot_method", "ci_lo", "ci_hi", "ci_method", "pooled_correct", "pooled_total", "testset_lo", "testset_hi",
+    "converged_frac",
 ]  # fmt: skip
 PAIRED_COLUMNS = [
-    "factor", "level_a", "level_b", "n_pairs", "mean_diff", "ci_lo", "ci_hi", "effect_size",
-    "test", "p_value", "p_holm", "significant", "min_p", "mde", "note",
+    "factor", "level_a", "level_b", "n_pairs", "n_seeds", "mean_diff", "ci_lo", "ci_hi", "ci_method",
+    "effect_size", "test", "p_value", "p_holm", "significant", "min_p", "mde", "note",
 ]  # fmt: skip
 STABILITY_COLUMNS = [
     "n", "converged", "conv_frac", "conv_lo", "conv_hi", "diverged", "div_frac", "div_lo", "div_hi",
@@ -88,7 +93,7 @@ MAIN_EFFECT_COLUMNS = [
     "rank", "factor", "eta_sq", "spread", "spread_lo", "spread_hi", "n_levels", "best_level",
     "worst_level", "marginal_means",
 ]  # fmt: skip
-MARGINAL_COLUMNS = ["factor", "level", "n", "mean", "boot_lo", "boot_hi"]
+MARGINAL_COLUMNS = ["factor", "level", "n", "n_seeds", "mean", "ci_lo", "ci_hi", "ci_method"]
 
 
 # --------------------------------------------------------------------------- configuration, runs
@@ -203,14 +208,6 @@ def holm(pvalues) -> np.ndarray:
     adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order])
     out[order] = np.minimum(adjusted, 1.0)
     return out
-
-
-def min_two_sided_p(n_pairs: int) -> float:
-    """Smallest two-sided p-value an exact sign-flip / signed-rank test on n pairs can give:
-    2 / 2**n (5 pairs -> 0.0625); 1.0 for n <= 1, NaN for n == 0."""
-    if n_pairs <= 0:
-        return float("nan")
-    return float(min(1.0, 2.0 ** (1 - min(n_pairs, 1100))))
 
 
 def mde(sd: float, n: int, alpha: float = 0.05, power: float = POWER) -> float:
@@ -331,78 +328,147 @@ def t_mean_ci(samples, confidence: float = 0.95, bounds: tuple[float, float] = (
     return np.clip(np.array(lo), *bounds), np.clip(np.array(hi), *bounds)
 
 
-def honest_mean_ci(samples, confidence=0.95, n_resamples=9999, seed=0, bounds=(0.0, 1.0), max_n=DEFAULT_CFG["bootstrap_max_n"]):
-    """The union of the bootstrap and the t-interval of the mean: what claims rest on.
+# --------------------------------------------------------------------------- the seed as the unit
 
-    Returns (lo, hi, method) like ``bootstrap_mean_ci``; method names both intervals (above
-    ``max_n`` values only the t-interval, see ``bootstrap_mean_ci``).
+BOUNDS = {"test_acc": (0.0, 1.0), "converged": (0.0, 1.0), "final_train_acc": (0.0, 1.0)}
+EXACT_SIGN_FLIP_MAX_N = 16
+"""Up to this many non-zero seed differences the sign-flip test enumerates all 2**n sign patterns."""
+
+
+def resolution(summary: pd.DataFrame, metric: str = "test_acc") -> float:
+    """The smallest step of ``metric`` between two runs: 1 / test_total for test_acc (0 when the
+    counts are missing), 1 for converged, 0 (unknown) for final_train_acc. Differences smaller than
+    half a step are ties (float noise of k / n), and a difference below half a step is a zero."""
+    if metric == "converged":
+        return 1.0
+    if metric == "test_acc":
+        total = _num(summary, "test_total")
+        total = total[np.isfinite(total) & (total > 0)]
+        return float(1.0 / total.max()) if len(total) else 0.0
+    return 0.0
+
+
+def quantize(x, step: float) -> np.ndarray:
+    """``x`` rounded to multiples of ``step`` (unchanged when step is 0): k / n accuracies and their
+    means become exact multiples, so equal values compare equal."""
+    x = np.asarray(x, dtype=float)
+    return x if not step > 0 else np.round(x / step) * step
+
+
+def seed_means(seeds, values) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(seeds, mean of ``values`` per seed, number of values per seed), seeds sorted: the unit of
+    every interval and test. Runs sharing a seed share the data and the initialisation, so they
+    are one replicate, however many cells they sit in."""
+    seeds, values = np.asarray(seeds), np.asarray(values, dtype=float)
+    ok = np.isfinite(values)
+    seeds, values = seeds[ok], values[ok]
+    ids, inverse = np.unique(seeds, return_inverse=True)
+    count = np.bincount(inverse, minlength=len(ids))
+    return ids, np.bincount(inverse, weights=values, minlength=len(ids)) / np.maximum(count, 1), count
+
+
+def anderson_ci(x, confidence: float = 0.95, bounds: tuple[float, float] = (0.0, 1.0)) -> tuple[np.ndarray, np.ndarray]:
+    """Anderson's nonparametric interval of the mean of a variable bounded in ``bounds``: the means
+    of the extreme distributions inside the one-sided Kolmogorov-Smirnov band of the empirical CDF
+    (alpha / 2 each side). Valid for any distribution on ``bounds`` and any n >= 1, also when every
+    value is equal, at the price of width (5 seeds all at 1.0: [0.437, 1]).
+
+    ``x``: one sample (n,) or many samples of one size (m, n); returns arrays of lo and hi."""
+    x = np.sort(np.atleast_2d(np.asarray(x, dtype=float)), axis=1)
+    m, n = x.shape
+    a, b = bounds
+    d = float(stats.ksone.ppf(0.5 + confidence / 2, n))
+    edges = np.concatenate([np.full((m, 1), a), x, np.full((m, 1), b)], axis=1)
+    widths = np.diff(edges, axis=1)  # widths[:, i]: where the empirical CDF is i / n
+    frac = np.arange(n + 1) / n
+    lo = a + (widths * np.clip(1 - frac - d, 0, 1)).sum(axis=1)
+    hi = b - (widths * np.clip(frac - d, 0, 1)).sum(axis=1)
+    return lo, hi
+
+
+def mean_cis(X, confidence: float = 0.95, bounds: tuple[float, float] = (0.0, 1.0), step: float = 0.0):
+    """``mean_ci`` for many samples of one size at once: ``X`` is (samples, seeds), no NaN.
+    Returns (lo, hi, method) arrays."""
+    X = np.atleast_2d(np.asarray(X, dtype=float))
+    m, n = X.shape
+    lo, hi = np.full(m, np.nan), np.full(m, np.nan)
+    method = np.full(m, "n < 2", dtype=object)
+    if n < 2:
+        return lo, hi, method
+    binary = np.all((X == 0) | (X == 1), axis=1) if bounds == (0.0, 1.0) else np.zeros(m, dtype=bool)
+    equal = ~binary & (np.ptp(X, axis=1) <= max(step, 1e-12) / 2)
+    t = ~binary & ~equal
+    if binary.any():
+        lo[binary], hi[binary] = clopper_pearson_ci(X[binary].sum(axis=1), n, confidence)
+        method[binary] = "Clopper-Pearson over seeds"
+    if equal.any():
+        lo[equal], hi[equal] = anderson_ci(X[equal], confidence, bounds)
+        method[equal] = "Anderson bound (seeds all equal)"
+    if t.any():
+        half = stats.t.ppf(0.5 + confidence / 2, n - 1) * X[t].std(axis=1, ddof=1) / np.sqrt(n)
+        mean = X[t].mean(axis=1)
+        lo[t], hi[t] = mean - half, mean + half
+        method[t] = "t over seeds"
+    return np.clip(lo, *bounds), np.clip(hi, *bounds), method
+
+
+def mean_ci(x, confidence: float = 0.95, bounds: tuple[float, float] = (0.0, 1.0), step: float = 0.0) -> tuple[float, float, str]:
+    """The interval of a mean over seeds that every verdict rests on: ``(lo, hi, method)``.
+
+    ``x`` holds one value per seed (NaN dropped). n < 2: no interval (NaN, 'n < 2'). Values all 0
+    or 1 (a 0/1 metric, one per seed): Clopper-Pearson. Values all equal at the metric's resolution
+    ``step`` (a t-interval would be [v, v]): Anderson's bound, valid for any bounded variable.
+    Otherwise the Student-t interval over seeds. Clipped to ``bounds``.
     """
-    blo, bhi, bm = bootstrap_mean_ci(samples, confidence, n_resamples, seed, bounds, max_n)
-    tlo, thi = t_mean_ci(samples, confidence, bounds)
-    lo, hi = np.fmin(blo, tlo), np.fmax(bhi, thi)
-    return lo, hi, np.array([m if m.startswith("t ") else f"{m} bootstrap ∪ t" for m in bm], dtype=object)
+    x = np.asarray(x, dtype=float)
+    lo, hi, method = mean_cis(x[np.isfinite(x)][None, :], confidence, bounds, step)
+    return float(lo[0]), float(hi[0]), str(method[0])
 
 
-def paired_test(d, cfg: dict | None = None, seed: int = 0) -> tuple[float, str]:
-    """Two-sided p-value of H0 "mean paired difference is 0" and the test's name.
+def sign_flip_test(d, step: float = 0.0, n_resamples: int = 9999, seed: int = 0) -> tuple[float, int, str]:
+    """Two-sided sign-flip test of "mean seed difference is 0": ``(p, n_nonzero, test)``.
 
-    Exact Wilcoxon signed-rank when 2 <= n <= 25 and there are no zero and no tied |differences|;
-    otherwise a sign-flip permutation test of the mean (``scipy.stats.permutation_test`` with
-    ``permutation_type='samples'``; exact enumeration while 2**n <= n_resamples; above
-    SCIPY_PERMUTATION_MAX_N pairs the same test in vectorised numpy). n == 1 -> p = 1.
+    ``d`` holds one difference per seed, quantized to ``step`` (differences within half a step of 0
+    are zeros: a sign flip leaves them unchanged, so they carry no evidence). The statistic is the
+    mean, so p and the verdict's direction speak of the same quantity. p = P(|T| >= |t|) under
+    random signs: exact enumeration up to EXACT_SIGN_FLIP_MAX_N non-zero differences, else
+    ``n_resamples`` random sign patterns. For 0/1 metrics of one cell (differences -1, 0, 1) this
+    is the exact McNemar test.
     """
-    cfg = resolve_cfg(cfg)
-    d = np.asarray(d, dtype=float)
-    d = d[np.isfinite(d)]
-    n = len(d)
+    d = quantize(np.asarray(d, dtype=float)[np.isfinite(d)], step)
+    tol = max(step, 1e-12) / 2
+    nz = d[np.abs(d) > tol]
+    n = len(nz)
     if n == 0:
-        return float("nan"), "none"
-    if n == 1:
-        return 1.0, "sign-flip (n=1)"
-    absd = np.abs(d)
-    if n <= EXACT_WILCOXON_MAX_N and np.all(absd > 0) and len(np.unique(absd)) == n:
-        return float(stats.wilcoxon(d, method="exact").pvalue), "wilcoxon exact"
-    exact = n < 64 and 2**n <= cfg["n_resamples"]
-    rng = np.random.default_rng([seed, n, 7])
-    if n > SCIPY_PERMUTATION_MAX_N:
-        return _sign_flip_p(d, cfg["n_resamples"], rng), "sign-flip permutation (numpy)"
-    res = stats.permutation_test(
-        (d,),
-        _mean_stat,
-        permutation_type="samples",
-        vectorized=True,
-        n_resamples=cfg["n_resamples"],
-        batch=max(1, _BATCH_ELEMENTS // n),
-        rng=rng,
-    )
-    return float(min(1.0, res.pvalue)), "sign-flip exact" if exact else "sign-flip permutation"
-
-
-def _sign_flip_p(d: np.ndarray, n_resamples: int, rng: np.random.Generator) -> float:
-    """Randomised two-sided sign-flip test of the mean, computed like scipy.stats.permutation_test
-    (p = 2 * min((#{null <= obs} + 1), (#{null >= obs} + 1)) / (n_resamples + 1), capped at 1), but
-    vectorised: scipy's one-sample 'samples' permutation loops in Python and takes ~3 s per
-    comparison at 5000 pairs. Each random byte gives the signs of 8 consecutive differences (bit 1:
-    +, MSB first); the sum of the differences a byte keeps positive is looked up in a table of
-    the 256 byte values per position, so a resample costs n / 8 look-ups."""
-    n = len(d)
-    obs = d.mean()
-    eps = 1e-14 * max(1.0, abs(obs))  # scipy's tolerance for ties with the observed statistic
-    total = d.sum()
-    n_bytes = (n + 7) // 8
-    byte_bits = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float64)  # (256, 8)
-    table = np.pad(d, (0, 8 * n_bytes - n)).reshape(n_bytes, 8) @ byte_bits.T  # (n_bytes, 256)
-    offsets = 256 * np.arange(n_bytes)  # into the flattened table
-    less = greater = 0
+        return 1.0, 0, "sign-flip (no non-zero difference)"
+    obs = abs(nz.sum())
+    eps = 1e-9 * max(1.0, obs) + (tol / 4 if step > 0 else 0.0)
+    if n <= EXACT_SIGN_FLIP_MAX_N:
+        signs = 1 - 2 * ((np.arange(2**n)[:, None] >> np.arange(n)) & 1)
+        null = np.abs(signs @ nz)
+        return float((null >= obs - eps).mean()), n, "sign-flip exact"
+    rng = np.random.default_rng([seed, n, 11])
+    hits = 0
     chunk = max(1, _BATCH_ELEMENTS // n)
     for start in range(0, n_resamples, chunk):
         b = min(chunk, n_resamples - start)
-        signs = rng.integers(0, 256, (b, n_bytes), dtype=np.uint8)
-        null = (2.0 * table.take(signs + offsets).sum(axis=1) - total) / n  # sign +1 where the bit is 1, else -1
-        less += int((null <= obs + eps).sum())
-        greater += int((null >= obs - eps).sum())
-    p = 2 * min(less + 1, greater + 1) / (n_resamples + 1)
-    return float(min(1.0, p))
+        signs = rng.integers(0, 2, (b, n)) * 2 - 1
+        hits += int((np.abs(signs @ nz) >= obs - eps).sum())
+    return float((hits + 1) / (n_resamples + 1)), n, "sign-flip permutation"
+
+
+def reachable_p(n_nonzero: int) -> float:
+    """Smallest two-sided p the sign-flip test reaches with ``n_nonzero`` non-zero seed differences:
+    2 / 2**n (5 -> 0.0625); 1 when there is none."""
+    return float(min(1.0, 2.0 ** (1 - min(n_nonzero, 1100)))) if n_nonzero > 0 else 1.0
+
+
+def seeds_to_reach(alpha: float) -> int:
+    """Fewest non-zero seed differences with which the sign-flip test can reach p <= alpha."""
+    n = 1
+    while reachable_p(n) > alpha:
+        n += 1
+    return n
 
 
 # --------------------------------------------------------------------------- grouping
@@ -447,14 +513,34 @@ def _split(values: np.ndarray, codes: np.ndarray, n_cells: int) -> list[np.ndarr
 # --------------------------------------------------------------------------- tables
 
 
+def _cell_cis(values, seeds, codes, n_cells: int, confidence: float, step: float) -> list[tuple]:
+    """``mean_ci`` of every cell over its seeds, (lo, hi, method) per cell; cells of equal size in
+    one vectorised call (a 10,000-run grid has thousands of cells)."""
+    frame = pd.DataFrame({"c": codes, "s": seeds, "v": values}).groupby(["c", "s"], sort=True)["v"].mean()
+    cell_of = frame.index.get_level_values("c").to_numpy()
+    cells = _split(quantize(frame.to_numpy(), step), cell_of, n_cells)
+    out: list[tuple] = [(np.nan, np.nan, "n < 2")] * n_cells
+    by_n: dict[int, list[int]] = defaultdict(list)
+    for c, v in enumerate(cells):
+        by_n[len(v)].append(c)
+    for n, cs in by_n.items():
+        if n == 0:
+            continue
+        lo, hi, how = mean_cis(np.stack([cells[c] for c in cs]), confidence, (0.0, 1.0), step)
+        for i, c in enumerate(cs):
+            out[c] = (float(lo[i]), float(hi[i]), str(how[i]))
+    return out
+
+
 def cell_table(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: int = 0) -> pd.DataFrame:
     """One row per cell (combination of factor values; one row if there are no factors).
 
     Columns: the factors, then n (runs), n_ok (status ok), n_diverged, n_imputed (runs whose
     test_acc was NaN, counted as chance), mean / std (ddof 1; NaN for n == 1) / min / max of
-    test_acc, boot_lo / boot_hi (bootstrap CI of the mean over seeds, see ``bootstrap_mean_ci``)
-    and boot_method, t_lo / t_hi (Student-t CI of the mean over seeds, see ``t_mean_ci``), pooled_correct / pooled_total (summed test counts) with the Wilson interval
-    binom_lo / binom_hi, and converged_frac.
+    test_acc, boot_lo / boot_hi and boot_method (descriptive bootstrap over seeds, see
+    ``bootstrap_mean_ci``), ci_lo / ci_hi and ci_method (the interval over seeds that claims use,
+    ``mean_ci``), pooled_correct / pooled_total (summed test counts) with their Wilson interval
+    testset_lo / testset_hi (test-set sampling only), and converged_frac.
     """
     cfg = resolve_cfg(cfg)
     factors = _check_columns(summary, factors)
@@ -477,16 +563,18 @@ def cell_table(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: in
     lo, hi, method = bootstrap_mean_ci(
         _split(acc, codes, n_cells), cfg["confidence"], cfg["n_resamples"], seed, max_n=cfg["bootstrap_max_n"]
     )
-    tlo, thi = t_mean_ci(_split(acc, codes, n_cells), cfg["confidence"])
+    seeds = summary["seed"].to_numpy() if "seed" in summary else np.arange(len(summary))
+    step = resolution(summary, "test_acc")
+    cis = _cell_cis(acc, seeds, codes, n_cells, cfg["confidence"], step)
     blo, bhi = wilson_ci(agg["pooled_correct"], agg["pooled_total"], cfg["confidence"])
     out = keys.reset_index(drop=True).copy()
     for col in ["n", "n_ok", "n_diverged", "n_imputed", "mean", "std", "min", "max"]:
         out[col] = agg[col].to_numpy()
     out["boot_lo"], out["boot_hi"], out["boot_method"] = lo, hi, method
-    out["t_lo"], out["t_hi"] = tlo, thi
+    out["ci_lo"], out["ci_hi"], out["ci_method"] = ([c[i] for c in cis] for i in range(3))
     out["pooled_correct"] = agg["pooled_correct"].to_numpy().astype(int)
     out["pooled_total"] = agg["pooled_total"].to_numpy().astype(int)
-    out["binom_lo"], out["binom_hi"] = blo, bhi
+    out["testset_lo"], out["testset_hi"] = blo, bhi
     out["converged_frac"] = agg["converged_frac"].to_numpy()
     for col in ["n", "n_ok", "n_diverged", "n_imputed"]:
         out[col] = out[col].astype(int)
@@ -567,88 +655,95 @@ def level_pairs(levels: list) -> list[tuple]:
 
 def paired_comparisons(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: int = 0) -> pd.DataFrame:
     """Paired comparisons of test_acc between levels of each factor (``level_pairs``), runs matched
-    on seed and every other factor.
+    on seed and every other factor, then averaged within each seed: the seed is the unit.
 
-    Columns: factor, level_a, level_b, n_pairs, mean_diff (b - a), ci_lo / ci_hi (bootstrap CI of
-    the mean difference: the union of ``bootstrap_mean_ci`` and the t-interval, clipped to [-1, 1]), effect_size (Cohen's d_z =
-    mean / sd of the differences; 0 if all are 0, NaN if the sd is 0 otherwise), test and p_value
-    (``paired_test``), p_holm (Holm over every comparison of the study), significant
-    (p_holm < alpha), min_p (2 / 2**n_pairs, the smallest p the design can reach), mde (minimum
-    detectable effect, ``mde``: mean difference a paired t test detects with 80 % power at alpha
-    given the observed sd of the differences and n_pairs) and note.
+    Columns: factor, level_a, level_b, n_pairs (matched runs), n_seeds (the n of the interval and
+    the test), mean_diff (b - a, mean of the seed differences), ci_lo / ci_hi (``mean_ci`` over
+    seeds: t, or Anderson's bound when every seed difference is equal; NaN below 2 seeds),
+    effect_size (Cohen's d_z of the seed differences), test and p_value (``sign_flip_test`` on the
+    seed differences, ties and zeros at 1 / test_total), p_holm (Holm over every comparison of the
+    study), significant (p_holm < alpha), min_p (smallest p the test reaches with this many
+    non-zero seed differences), mde (mean seed difference a paired t test at the strictest Holm
+    level alpha / m detects with 80 % power given the observed sd; NaN when unreachable) and note.
     """
     cfg = resolve_cfg(cfg)
     factors = _check_columns(summary, factors)
     values = run_accuracy(summary)[0]
-    rows, diffs = [], []
+    step = resolution(summary, "test_acc")
+    rows = []
     for factor in factors:
         for a, b in level_pairs(sorted_levels(summary[factor])):
-            _, va, vb, unmatched = _pair_frame(summary, values, factor, a, b, factors)
-            d = vb - va
+            keys, va, vb, unmatched = _pair_frame(summary, values, factor, a, b, factors)
+            _, d, per_seed = seed_means(keys["seed"].to_numpy(), vb - va)
             n = len(d)
-            p, test = paired_test(d, cfg, seed)
-            sd = float(d.std(ddof=1)) if n >= 2 else float("nan")
-            min_p = min_two_sided_p(n)
-            notes = []
-            if n == 0:
-                notes.append("no matched pairs")
-            elif min_p > cfg["alpha"]:
-                notes.append(f"cannot reach significance with {n} pairs (min p {min_p:.4g} > alpha {cfg['alpha']:g})")
-            if unmatched:
-                notes.append(f"{unmatched} runs without a partner")
+            dstep = step / per_seed.max() if n else 0.0  # a mean of c differences moves in steps of 1/(c T)
+            d = quantize(d, dstep)
+            p, n_nonzero, test = sign_flip_test(d, dstep, cfg["n_resamples"], seed)
+            lo, hi, how = mean_ci(d, cfg["confidence"], (-1.0, 1.0), dstep)
             rows.append(dict(
-                factor=factor, level_a=a, level_b=b, n_pairs=n,
-                mean_diff=float(d.mean()) if n else float("nan"), effect_size=cohen_dz(d), test=test,
-                p_value=p, min_p=min_p, mde=mde(sd, n, cfg["alpha"]), note="; ".join(notes),
+                factor=factor, level_a=a, level_b=b, n_pairs=len(va), n_seeds=n,
+                mean_diff=float(d.mean()) if n else float("nan"), ci_lo=lo, ci_hi=hi, ci_method=how,
+                effect_size=cohen_dz(d), test=test if n else "none", p_value=p if n else float("nan"),
+                min_p=reachable_p(n_nonzero) if n else float("nan"),
+                sd=float(d.std(ddof=1)) if n >= 2 else float("nan"), unmatched=unmatched,
             ))  # fmt: skip
-            diffs.append(d)
     if not rows:
         return pd.DataFrame(columns=PAIRED_COLUMNS)
     out = pd.DataFrame(rows)
-    out["ci_lo"], out["ci_hi"], _ = honest_mean_ci(
-        diffs, cfg["confidence"], cfg["n_resamples"], seed, bounds=(-1.0, 1.0), max_n=cfg["bootstrap_max_n"]
-    )
     out["p_holm"] = holm(out["p_value"])
     out["significant"] = (out["p_holm"] < cfg["alpha"]).fillna(False).astype(bool)
+    strictest = cfg["alpha"] / max(1, int(out["p_value"].notna().sum()))
+    notes, mdes = [], []
+    for r in out.itertuples():
+        note = []
+        if r.n_seeds == 0:
+            note.append("no matched pairs")
+        elif r.n_seeds < 2:
+            note.append("one seed: no interval")
+        if r.n_seeds and r.min_p > cfg["alpha"]:
+            note.append(f"unreachable: min p {r.min_p:.4g} > alpha {cfg['alpha']:g} with {r.n_seeds} seeds")
+            mdes.append(float("nan"))
+        else:
+            mdes.append(mde(r.sd, r.n_seeds, strictest) if r.sd > 0 else float("nan"))
+        if r.unmatched:
+            note.append(f"{r.unmatched} runs without a partner")
+        notes.append("; ".join(note))
+    out["mde"], out["note"] = mdes, notes
     return out[PAIRED_COLUMNS]
 
 
-def _stratified_level_means(
-    acc: np.ndarray, codes: np.ndarray, n_cells: int, level_of_cell: list[np.ndarray], n_resamples: int, seed: int
+def _seed_bootstrap_level_means(
+    acc: np.ndarray, codes: np.ndarray, seeds: np.ndarray, n_cells: int, level_of_cell: list[np.ndarray],
+    n_resamples: int, seed: int,
 ) -> list[np.ndarray]:
-    """Bootstrap of marginal level means resampling runs (seeds) *within each cell*.
+    """Bootstrap of marginal level means resampling *seeds*, the same seeds in every cell.
 
-    ``level_of_cell[f]`` gives, per cell, the index of factor f's level. A level's mean is the
-    run-weighted mean of its cells' means. Returns per factor a (levels x n_resamples) array.
-    Cells are fixed by the design; only the seeds are random, so each cell is resampled on its own
-    (a stratified bootstrap). Vectorised numpy (no BLAS, which oversubscribes a busy machine):
-    scipy.stats.bootstrap would treat each of up to thousands of cells as a separate sample in a
-    Python loop.
+    A seed fixes the data and the initialisation of every cell, so cells of one seed move together;
+    resampling seeds jointly keeps that correlation (resampling each cell on its own would treat
+    them as independent and make the interval too narrow). ``level_of_cell[f]`` gives, per cell,
+    the index of factor f's level; a level's mean is the mean of its cells' means. Returns per
+    factor a (levels x n_resamples) array. Missing (cell, seed) runs are left out of that cell's mean.
     """
-    groups: dict[int, list[int]] = defaultdict(list)
-    cells = _split(acc, codes, n_cells)
-    cell_n = np.array([len(v) for v in cells], dtype=float)
-    for c, v in enumerate(cells):
-        groups[len(v)].append(c)
-    mats = {n: (np.asarray(cs), np.stack([cells[c] for c in cs])) for n, cs in groups.items()}
-    rngs = {n: np.random.default_rng([seed, n, 1]) for n in mats}
-    plans = []
-    for lev in level_of_cell:
-        n_levels = int(lev.max()) + 1 if len(lev) else 0
-        order = np.argsort(lev, kind="stable")
-        starts = np.searchsorted(lev[order], np.arange(n_levels))
-        level_n = np.bincount(lev, weights=cell_n, minlength=n_levels)
-        plans.append((order, starts, (cell_n[order] / level_n[lev[order]])[:, None]))
-    out = [np.empty((len(p[1]), n_resamples)) for p in plans]
-    chunk = max(1, _BATCH_ELEMENTS // max(1, len(acc)))
+    seed_ids, seed_code = np.unique(seeds, return_inverse=True)
+    n_seeds = len(seed_ids)
+    total = np.zeros((n_cells, n_seeds))
+    count = np.zeros((n_cells, n_seeds))
+    np.add.at(total, (codes, seed_code), acc)
+    np.add.at(count, (codes, seed_code), 1.0)
+    rng = np.random.default_rng([seed, n_seeds, 1])
+    out = [np.empty((int(lev.max()) + 1 if len(lev) else 0, n_resamples)) for lev in level_of_cell]
+    chunk = max(1, _BATCH_ELEMENTS // max(1, n_cells * 4))
     for start in range(0, n_resamples, chunk):
         b = min(chunk, n_resamples - start)
-        M = np.empty((n_cells, b))
-        for n, (cs, X) in sorted(mats.items()):
-            idx = rngs[n].integers(0, n, (b, n))
-            M[cs] = X[:, idx].mean(axis=-1)
-        for f, (order, starts, w) in enumerate(plans):
-            out[f][:, start : start + b] = np.add.reduceat(M[order] * w, starts, axis=0)
+        picks = rng.integers(0, n_seeds, (b, n_seeds))
+        weights = np.zeros((b, n_seeds))
+        np.add.at(weights, (np.repeat(np.arange(b), n_seeds), picks.ravel()), 1.0)
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a level none of whose seeds was drawn: NaN
+            cell_means = (total @ weights.T) / (count @ weights.T)  # (cells, b)
+            for f, lev in enumerate(level_of_cell):
+                for i in range(out[f].shape[0]):
+                    out[f][i, start : start + b] = np.nanmean(cell_means[lev == i], axis=0)
     return out
 
 
@@ -671,7 +766,12 @@ def _main_effects_core(summary, factors, cfg, seed):
             idx[cell_level == lev] = i
         level_of_cell.append(idx)
         level_lists.append(levels)
-    boots = _stratified_level_means(acc, codes, n_cells, level_of_cell, cfg["n_resamples"], seed) if factors else []
+    seeds = summary["seed"].to_numpy() if "seed" in summary else np.arange(len(summary))
+    boots = (
+        _seed_bootstrap_level_means(acc, codes, seeds, n_cells, level_of_cell, cfg["n_resamples"], seed)
+        if factors
+        else []
+    )
     a = (1 - cfg["confidence"]) / 2
     rows, marg = [], []
     for f, levels, boot in zip(factors, level_lists, boots):
@@ -681,13 +781,15 @@ def _main_effects_core(summary, factors, cfg, seed):
             sel = col == lev
             ns.append(int(sel.sum()))
             means.append(float(acc[sel].mean()))
-            qlo, qhi = np.quantile(boot[i], [a, 1 - a])
-            marg.append(dict(factor=f, level=lev, n=ns[-1], mean=means[-1],
-                             boot_lo=float(np.clip(qlo, 0, 1)), boot_hi=float(np.clip(qhi, 0, 1))))  # fmt: skip
+            _, level_by_seed, _ = seed_means(seeds[sel], acc[sel])
+            step = resolution(summary, "test_acc") / max(1, n_cells)
+            lo, hi, how = mean_ci(quantize(level_by_seed, step), cfg["confidence"], (0.0, 1.0), step)
+            marg.append(dict(factor=f, level=lev, n=ns[-1], n_seeds=len(level_by_seed), mean=means[-1],
+                             ci_lo=lo, ci_hi=hi, ci_method=how))  # fmt: skip
         means_arr, ns_arr = np.asarray(means), np.asarray(ns)
         ss_between = float((ns_arr * (means_arr - grand) ** 2).sum())
-        spread_boot = boot.max(axis=0) - boot.min(axis=0)
-        slo, shi = np.quantile(spread_boot, [a, 1 - a])
+        spread_boot = np.nanmax(boot, axis=0) - np.nanmin(boot, axis=0)
+        slo, shi = np.nanquantile(spread_boot, [a, 1 - a])
         rows.append(dict(
             factor=f, eta_sq=ss_between / ss_total if ss_total > 0 else 0.0,
             spread=float(means_arr.max() - means_arr.min()), spread_lo=float(max(0.0, slo)), spread_hi=float(shi),
@@ -713,8 +815,8 @@ def main_effects(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: 
     Columns: rank, factor, eta_sq (sum of squares between the factor's levels / total sum of
     squares over all runs, seeds included: a one-way ANOVA share; additive over factors in a
     balanced full factorial; 0 when nothing varies), spread (max - min marginal mean) with
-    spread_lo / spread_hi (percentile CI from a bootstrap of the runs within each cell, see
-    ``_stratified_level_means``; note max - min is biased upward when the true spread is ~0),
+    spread_lo / spread_hi (percentile CI from a bootstrap of seeds, the same seeds in every cell,
+    see ``_seed_bootstrap_level_means``; note max - min is biased upward when the true spread is ~0),
     n_levels, best_level, worst_level and marginal_means ("level=mean; ..."; the long form, with
     CIs, is ``marginal_means``). Marginal means average runs (= cell means in a balanced design).
     """
@@ -722,8 +824,8 @@ def main_effects(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: 
 
 
 def marginal_means(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: int = 0) -> pd.DataFrame:
-    """Long table: factor, level, n, mean test_acc, boot_lo / boot_hi (same stratified bootstrap
-    as ``main_effects``)."""
+    """Long table: factor, level, n, mean test_acc, boot_lo / boot_hi (same seed bootstrap as
+    ``main_effects``)."""
     return _main_effects_core(summary, factors, cfg, seed)[1]
 
 
@@ -737,3 +839,66 @@ def study_tables(summary, factors, cfg=None, seed=0) -> dict[str, pd.DataFrame]:
         "main_effects": main,
         "marginal_means": marginal,
     }
+
+
+# --------------------------------------------------------------------------- seed variance, interactions
+
+SEED_VARIANCE_COLUMNS = ["n_runs", "n_seeds", "runs_per_seed", "var_seed", "var_residual", "icc", "n_eff", "method"]
+INTERACTION_COLUMNS = ["factor_a", "factor_b", "eta_sq", "simple_spreads"]
+
+
+def seed_variance(summary: pd.DataFrame, factors) -> pd.DataFrame:
+    """The share of test-accuracy variance due to the seed, beside the factors' fixed effects.
+
+    A linear mixed model (``statsmodels`` MixedLM, REML): test_acc ~ every factor (levels as
+    dummies) + a random intercept per seed. icc = var_seed / (var_seed + var_residual); n_eff =
+    n_runs / (1 + (runs_per_seed - 1) icc), the number of independent runs the study is worth (the
+    design effect of runs clustered in seeds). One row; NaN with the reason in ``method`` when the
+    model cannot be fitted (fewer than 2 seeds, or no residual variance).
+    """
+    factors = _check_columns(summary, factors)
+    acc = run_accuracy(summary)[0]
+    seeds = summary["seed"].to_numpy() if "seed" in summary else np.zeros(len(summary))
+    n_seeds = len(pd.unique(seeds))
+    per_seed = len(acc) / max(1, n_seeds)
+    row = dict(n_runs=len(acc), n_seeds=n_seeds, runs_per_seed=per_seed, var_seed=np.nan, var_residual=np.nan,
+               icc=np.nan, n_eff=np.nan, method="MixedLM (REML): test_acc ~ factors + (1 | seed)")  # fmt: skip
+    if n_seeds < 2 or np.ptp(acc) == 0:
+        row["method"] += "; not fitted: " + ("fewer than 2 seeds" if n_seeds < 2 else "every run has the same accuracy")
+        return pd.DataFrame([row], columns=SEED_VARIANCE_COLUMNS)
+    from statsmodels.regression.mixed_linear_model import MixedLM  # noqa: PLC0415 (slow import)
+
+    dummies = pd.get_dummies(summary[factors].astype(str), drop_first=True, dtype=float) if factors else None
+    exog = np.column_stack([np.ones(len(acc))] + ([dummies.to_numpy()] if dummies is not None else []))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # boundary fits (var_seed = 0) warn; the estimate stands
+        fit = MixedLM(acc, exog, groups=seeds).fit(reml=True)
+    var_seed, var_res = float(np.asarray(fit.cov_re)[0, 0]), float(fit.scale)
+    icc = var_seed / (var_seed + var_res) if var_seed + var_res > 0 else np.nan
+    row.update(var_seed=var_seed, var_residual=var_res, icc=icc, n_eff=len(acc) / (1 + (per_seed - 1) * icc))
+    return pd.DataFrame([row], columns=SEED_VARIANCE_COLUMNS)
+
+
+def interactions(summary: pd.DataFrame, factors) -> pd.DataFrame:
+    """Two-factor interactions of test accuracy: for each pair of factors, eta_sq (the interaction
+    sum of squares of the two-way table of means, sum n_ij (m_ij - m_i. - m_.j + m..)^2, over the
+    total sum of squares) and simple_spreads (the spread of factor_a's means at each level of
+    factor_b: unequal spreads are the interaction, e.g. a factor that matters only with
+    positional encoding)."""
+    factors = _check_columns(summary, factors)
+    acc = run_accuracy(summary)[0]
+    frame = summary[factors].copy()
+    frame["__acc__"] = acc
+    ss_total = float(((acc - acc.mean()) ** 2).sum())
+    rows = []
+    for fa, fb in itertools.combinations(factors, 2):
+        g = frame.groupby([fa, fb], sort=True)["__acc__"].agg(["mean", "size"]).reset_index()
+        ma = frame.groupby(fa)["__acc__"].mean()
+        mb = frame.groupby(fb)["__acc__"].mean()
+        resid = g["mean"] - g[fa].map(ma) - g[fb].map(mb) + acc.mean()
+        ss = float((g["size"] * resid**2).sum())
+        spreads = g.groupby(fb)["mean"].agg(lambda m: m.max() - m.min())
+        rows.append(dict(factor_a=fa, factor_b=fb, eta_sq=ss / ss_total if ss_total > 0 else 0.0,
+                         simple_spreads="; ".join(f"{fb}={lev}: {v:.4f}" for lev, v in spreads.items())))  # fmt: skip
+    out = pd.DataFrame(rows, columns=INTERACTION_COLUMNS)
+    return out.sort_values("eta_sq", ascending=False, kind="stable").reset_index(drop=True)

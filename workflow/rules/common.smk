@@ -28,6 +28,7 @@ envvars:
 localrules:
     summarize,
     analyze,
+    claims,
     figures,
     positional_encoding_figure,
     implementation_checks,
@@ -90,12 +91,21 @@ def study_json(wildcards):
 
 
 def analysis_json(wildcards):
-    """What the statistics of a study depend on beyond its summary: factors, claims, stats settings."""
+    """What the statistics of a study depend on beyond its summary: factors, stats settings."""
     study = STUDIES[wildcards.study]
     return json.dumps(
-        {"factors": study.factor_names, "claims": study.claims, "stats": CFG.stats},
-        sort_keys=True,
+        {"factors": study.factor_names, "stats": CFG.stats}, sort_keys=True
     )
+
+
+def family_json(wildcards):
+    """What the claims' verdicts depend on beyond the results: every study's factors and claims
+    (one error family, in the order of the summaries) and the stats settings."""
+    studies = {
+        name: {"factors": study.factor_names, "claims": study.claims}
+        for name, study in STUDIES.items()
+    }
+    return json.dumps({"stats": CFG.stats, "studies": studies})
 
 
 def per_study(pattern):

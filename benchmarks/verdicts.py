@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Each claim's verdict under an earlier version of the claims code and under this one, on the same results.
+
+    .venv/bin/python benchmarks/verdicts.py --config config/config.yaml --results results \\
+        --old-src OLD_CHECKOUT/scripts --old-python OLD_CHECKOUT/.venv/bin/python --out verdicts.md
+
+Reads every study of the config whose ``summary.csv`` and ``init_grads.csv`` exist under ``--results``
+(the others are listed as not run). The old verdicts come from ``ablation.claims.evaluate_claims`` of
+the package under ``--old-src``, run by ``--old-python`` in a subprocess (its own dependencies); the
+new ones from ``ablation.claims.evaluate_family`` here (every claim of the covered studies as one
+family). Writes a Markdown table: study, claim, old verdict and its n and interval, new verdict and
+its n (seeds) and interval, and why they differ, from the new evaluation's own account.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "scripts"))
+
+from ablation import analyze, claims, config  # noqa: E402 (the package lives under scripts/)
+
+OLD_PROGRAM = """
+import json, sys
+import pandas as pd
+from ablation import claims as C
+spec = json.load(sys.stdin)
+out = []
+for s in spec["studies"]:
+    summary = pd.read_csv(s["summary"], dtype={"run_id": str})
+    grads = pd.read_csv(s["init_grads"], dtype={"run_id": str})
+    table = C.evaluate_claims(s["claims"], summary, grads, s["factors"], spec["stats"])
+    for r in table.to_dict("records"):
+        out.append({"study": s["name"], "id": r["id"], "verdict": r["verdict"], "n": int(r["n"]),
+                    "ci_lo": r["ci_lo"], "ci_hi": r["ci_hi"]})
+json.dump(out, sys.stdout)
+"""
+
+
+def old_verdicts(studies: list[dict], stats: dict, src: Path, python: Path) -> pd.DataFrame:
+    spec = json.dumps({"studies": studies, "stats": stats})
+    res = subprocess.run([str(python), "-c", OLD_PROGRAM], input=spec, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"}, check=False)  # fmt: skip
+    if res.returncode:
+        sys.exit(f"the old claims code failed: {res.stderr.strip().splitlines()[-1] if res.stderr else res.returncode}")
+    return pd.DataFrame(json.loads(res.stdout))
+
+
+def why(old: dict | None, new: dict) -> str:
+    """What the new evaluation says about its verdict, set against the old one's numbers."""
+    detail = str(new["detail"])
+    reasons = detail.split(". ")[0]
+    parts = []
+    if old is not None and old["n"] != new["n"]:
+        parts.append(f"n {old['n']} runs/pairs -> {new['n']} seeds")
+    if old is not None:
+        parts.append(f"interval [{old['ci_lo']:.4f}, {old['ci_hi']:.4f}] -> [{new['ci_lo']:.4f}, {new['ci_hi']:.4f}]")
+    parts.append(reasons)
+    methods = sorted({m for m in ("t over seeds", "Clopper-Pearson", "Anderson bound", "sign-flip") if m in detail})
+    if methods:
+        parts.append("by " + ", ".join(methods))
+    return "; ".join(parts)
+
+
+def _fmt_interval(lo, hi) -> str:
+    return "–" if pd.isna(lo) or pd.isna(hi) else f"[{lo:.3f}, {hi:.3f}]"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--config", required=True, type=Path)
+    ap.add_argument("--results", required=True, type=Path)
+    ap.add_argument("--old-src", type=Path, help="the scripts/ folder of the earlier version")
+    ap.add_argument("--old-python", type=Path, help="the Python that runs the earlier version")
+    ap.add_argument("--out", type=Path, help="Markdown table (default: print)")
+    args = ap.parse_args(argv)
+    cfg = config.load(args.config)
+    covered, missing = [], []
+    for name, study in cfg.studies.items():
+        summary, grads = args.results / name / "summary.csv", args.results / name / "init_grads.csv"
+        if summary.is_file() and grads.is_file() and study.claims:
+            covered.append(dict(name=name, summary=str(summary), init_grads=str(grads), claims=study.claims,
+                                factors=study.factor_names))  # fmt: skip
+        elif study.claims:
+            missing.append(name)
+    family = [(s["name"], s["claims"], analyze.read_table(Path(s["summary"]), s["factors"]),
+               analyze.read_table(Path(s["init_grads"]), s["factors"]), s["factors"]) for s in covered]  # fmt: skip
+    new = claims.evaluate_family(family, cfg.stats)
+    old = None
+    if args.old_src and args.old_python:
+        old = old_verdicts(covered, cfg.stats, args.old_src, args.old_python).set_index(["study", "id"])
+    lines = [
+        f"Claims of {args.config} on {args.results}: studies covered: {', '.join(s['name'] for s in covered) or 'none'}"
+        + (f"; not run: {', '.join(missing)}" if missing else "")
+        + f". The new verdicts treat the {len(new)} covered claims as one Holm family.",
+        "",
+        "| study | claim | old verdict | old n, interval | new verdict | new n (seeds), interval | robustness | why |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in new.to_dict("records"):
+        o = old.loc[(r["study"], r["id"])].to_dict() if old is not None and (r["study"], r["id"]) in old.index else None
+        old_cells = (o["verdict"], f"{o['n']}, {_fmt_interval(o['ci_lo'], o['ci_hi'])}") if o else ("–", "–")
+        rob = "–" if pd.isna(r["robustness"]) else f"{r['robustness']:.2f}"
+        lines.append(f"| {r['study']} | {r['id']} | {old_cells[0]} | {old_cells[1]} | {r['verdict']} | "
+                     f"{r['n']}, {_fmt_interval(r['ci_lo'], r['ci_hi'])} | {rob} | {why(o, r)} |")  # fmt: skip
+    text = "\n".join(lines) + "\n"
+    if args.out:
+        args.out.write_text(text)
+    print(text, end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
