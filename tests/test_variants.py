@@ -1,0 +1,162 @@
+"""The model variants of ablation.model's registries: every variant builds, has the right shapes,
+sees order exactly when it should, and the schema offers exactly the registered names; the smoke
+config's runs keep their committed params_sha256."""
+
+import itertools
+import json
+import sys
+
+import pytest
+import torch
+import torch.nn as nn
+
+from ablation import settings as S
+from ablation.data import make_order_data
+from ablation.model import (
+    ATTENTION_MASKS, NORMS, POSITIONAL_ENCODINGS, EncoderBlock, MultiHeadSelfAttention, build_model,
+)  # fmt: skip
+from ablation.settings import Settings
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "tests" / "fixtures"))
+import smoke_params_sha256 as fixture  # noqa: E402
+
+ARCHS = S.choices("arch")
+REGISTRIES = {"pos_enc": POSITIONAL_ENCODINGS, "attn_mask": ATTENTION_MASKS, "norm": NORMS}
+VARIANTS = list(itertools.product(POSITIONAL_ENCODINGS, ATTENTION_MASKS, NORMS))
+# Reordering a sum of T float32 terms moves it by a few units in the last place: the twins of a
+# model blind to order differ by at most that (|logit| ~ 1, so under 1e-6, about 8 ulps); a model
+# that sees order moves them by ten times as much at least.
+REORDER_TOL = 1e-6
+
+
+@pytest.mark.parametrize("setting", list(REGISTRIES))
+def test_the_schema_offers_exactly_the_registered_variants(setting):
+    assert list(S.choices(setting)) == list(REGISTRIES[setting])
+    assert S.defaults()[setting] in REGISTRIES[setting]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("pos_enc,attn_mask,norm", VARIANTS)
+def test_every_variant_builds_and_maps_sequences_to_one_logit_each(arch, pos_enc, attn_mask, norm):
+    s = Settings(arch=arch, pos_enc=pos_enc, attn_mask=attn_mask, norm=norm, seq_len=6, d_model=8, heads=2)
+    model = build_model(s)
+    x = torch.randn(3, 6, 8, requires_grad=True)
+    out = model(x)
+    assert out.shape == (3,) and out.dtype == torch.float32 and torch.isfinite(out).all()
+    out.sum().backward()
+    assert all(p.grad is not None for p in model.parameters())  # every parameter is trained
+
+
+@pytest.mark.parametrize("pos_enc,attn_mask", list(itertools.product(POSITIONAL_ENCODINGS, ATTENTION_MASKS)))
+def test_attention_keeps_the_shape_of_its_input(pos_enc, attn_mask):
+    position = POSITIONAL_ENCODINGS[pos_enc](5, 16, 4)
+    attn = MultiHeadSelfAttention(16, 4)
+    x = torch.randn(2, 5, 16)
+    assert attn(position(x), position, ATTENTION_MASKS[attn_mask]()).shape == (2, 5, 16)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("pos_enc,attn_mask", list(itertools.product(POSITIONAL_ENCODINGS, ATTENTION_MASKS)))
+def test_twins_get_the_same_logit_exactly_when_the_model_cannot_see_order(arch, pos_enc, attn_mask):
+    """The twin test set: each sequence and its twin (the two marker rows exchanged) differ only by
+    a permutation of positions. A bidirectional model without positional information is
+    permutation-invariant, so the twins get the same logit (up to the order of float sums); any
+    positional encoding, or the causal mask, separates them."""
+    s = Settings(arch=arch, pos_enc=pos_enc, attn_mask=attn_mask, n_test=50)
+    data = make_order_data(s)
+    torch.manual_seed(0)
+    model = build_model(s).eval()
+    with torch.no_grad():
+        out = model(data.X_test)
+    gap = (out[: s.n_test] - out[s.n_test :]).abs().max().item()
+    sees_order = POSITIONAL_ENCODINGS[pos_enc].sees_order or ATTENTION_MASKS[attn_mask].sees_order
+    if sees_order:
+        assert gap > 10 * REORDER_TOL
+    else:
+        assert gap <= REORDER_TOL
+
+
+def test_a_causal_query_ignores_every_later_key_exactly():
+    attn = MultiHeadSelfAttention(16, 4)
+    causal = ATTENTION_MASKS["causal"]()
+    x = torch.randn(2, 7, 16)
+    later = x.clone()
+    later[:, 4:] = torch.randn(2, 3, 16)  # change positions 4..6 only
+    assert torch.equal(attn(x, mask=causal)[:, :4], attn(later, mask=causal)[:, :4])
+    assert not torch.equal(attn(x)[:, :4], attn(later)[:, :4])  # bidirectional: every position sees them
+
+
+def test_symmetric_alibi_cannot_tell_a_sequence_from_its_mirror_image():
+    """ALiBi's bias -m |s - t| knows distance, not direction: mirroring the sequence mirrors every
+    output row, and the mean-pooled logit stays (up to float sums)."""
+    s = Settings(arch="encoder", pos_enc="alibi")
+    torch.manual_seed(0)
+    model = build_model(s).eval()
+    x = torch.randn(20, s.seq_len, s.d_model)
+    with torch.no_grad():
+        assert (model(x) - model(x.flip(1))).abs().max() <= REORDER_TOL
+        causal = build_model(Settings(arch="encoder", pos_enc="alibi", attn_mask="causal")).eval()
+        assert (causal(x) - causal(x.flip(1))).abs().max() > 10 * REORDER_TOL
+
+
+def test_rope_attention_depends_on_relative_position_only():
+    """Rotary: q_s . k_t depends on s - t, so shifting the whole sequence inside a longer window
+    leaves the attention of the shifted rows unchanged (within float rounding)."""
+    rope = POSITIONAL_ENCODINGS["rope"](12, 16, 4)
+    torch.manual_seed(0)
+    q = torch.randn(1, 4, 12, 4)  # [B, H, T, dh]
+    k = torch.randn(1, 4, 12, 4)
+    shifted_q, shifted_k = torch.zeros_like(q), torch.zeros_like(k)
+    shifted_q[:, :, 3:], shifted_k[:, :, 3:] = q[:, :, :9], k[:, :, :9]
+    rq, rk = rope.rotate(q, k)
+    sq, sk = rope.rotate(shifted_q, shifted_k)
+    scores = rq[:, :, :9] @ rk[:, :, :9].transpose(-1, -2)
+    shifted_scores = sq[:, :, 3:] @ sk[:, :, 3:].transpose(-1, -2)
+    assert (scores - shifted_scores).abs().max() < 1e-5
+    assert (scores - q[:, :, :9] @ k[:, :, :9].transpose(-1, -2)).abs().max() > 1e-2  # it does rotate
+
+
+def test_rope_refuses_an_odd_head_dimension():
+    with pytest.raises(ValueError, match="pos_enc rope needs an even head dimension"):
+        build_model(Settings(pos_enc="rope", d_model=12, heads=4))
+
+
+def test_the_learned_table_starts_like_torch_embeddings_and_is_trained():
+    torch.manual_seed(0)
+    ref = nn.Embedding(8, 16)
+    torch.manual_seed(0)
+    learned = POSITIONAL_ENCODINGS["learned"](8, 16, 4)
+    assert [name for name, _ in learned.named_parameters()] == ["table.weight"]
+    assert torch.equal(learned.table.weight, ref.weight)
+
+
+@pytest.mark.parametrize("norm", list(NORMS))
+def test_dropout_acts_only_while_training(norm):
+    s = Settings(arch="encoder", norm=norm, dropout=0.3)
+    torch.manual_seed(0)
+    model = build_model(s)
+    torch.manual_seed(0)
+    plain = build_model(Settings(arch="encoder", norm=norm))
+    assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), plain.state_dict().values()))
+    x = torch.randn(4, s.seq_len, s.d_model)
+    model.train()
+    assert not torch.equal(model(x), model(x))  # fresh masks on each call
+    model.eval(), plain.eval()
+    assert torch.equal(model(x), plain(x))
+
+
+def test_an_unknown_variant_is_a_one_line_error_listing_the_registered_ones():
+    with pytest.raises(ValueError, match=r"^pos_enc must be one of none, sinusoidal, .*; got 'shuffled'$"):
+        build_model(Settings(pos_enc="shuffled"))
+    with pytest.raises(ValueError, match=r"^norm must be one of post, pre; got 'sandwich'$"):
+        EncoderBlock(16, 4, 32, "sandwich")
+
+
+def test_every_smoke_run_keeps_its_committed_params_sha256():
+    """tests/fixtures/smoke_params_sha256.json was written by tests/fixtures/smoke_params_sha256.py
+    from the model before its variants were registries; every run must still end on those bytes."""
+    expected = json.loads(fixture.FIXTURE.read_text(encoding="utf-8"))
+    runs = fixture.smoke_runs()
+    assert sorted(fixture.key(run) for run in runs) == sorted(expected)
+    assert fixture.hashes(runs) == expected
