@@ -160,3 +160,36 @@ def test_every_smoke_run_keeps_its_committed_params_sha256():
     runs = fixture.smoke_runs()
     assert sorted(fixture.key(run) for run in runs) == sorted(expected)
     assert fixture.hashes(runs) == expected
+
+
+def _naive():
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import naive
+
+    return naive
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("attn_mask", list(ATTENTION_MASKS))
+def test_the_naive_baseline_computes_our_model_for_the_variants_it_implements(arch, attn_mask):
+    naive = _naive()
+    for pos_enc in naive.IMPLEMENTED["pos_enc"]:
+        s = Settings(arch=arch, pos_enc=pos_enc, attn_mask=attn_mask, norm="pre")
+        torch.manual_seed(0)
+        ours = build_model(s).eval()
+        torch.manual_seed(0)
+        lesson = naive.build(s).eval()
+        x = torch.randn(6, s.seq_len, s.d_model)
+        with torch.no_grad():
+            assert (ours(x) - lesson(x)).abs().max() < 1e-5, pos_enc
+
+
+def test_the_naive_baseline_refuses_every_variant_it_does_not_implement():
+    naive = _naive()
+    for setting, registry in REGISTRIES.items():
+        for name in registry:
+            if setting in naive.IMPLEMENTED and name not in naive.IMPLEMENTED[setting]:
+                with pytest.raises(ValueError, match=f"naive.py implements {setting} .* only; .* asks for '{name}'"):
+                    naive.build(Settings(**{setting: name}))
+    with pytest.raises(ValueError, match="implements dropout 0.0 only"):
+        naive.build(Settings(dropout=0.1))
