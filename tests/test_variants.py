@@ -155,10 +155,11 @@ def test_an_unknown_variant_is_a_one_line_error_listing_the_registered_ones():
 
 def test_every_smoke_run_keeps_its_committed_params_sha256():
     """tests/fixtures/smoke_params_sha256.json was written by tests/fixtures/smoke_params_sha256.py
-    from the model before its variants were registries; every run must still end on those bytes."""
+    from the model before its variants were registries (the smoke runs of that time, before the
+    position study); every one of those runs must still end on those bytes."""
     expected = json.loads(fixture.FIXTURE.read_text(encoding="utf-8"))
-    runs = fixture.smoke_runs()
-    assert sorted(fixture.key(run) for run in runs) == sorted(expected)
+    runs = [run for run in fixture.smoke_runs() if fixture.key(run) in expected]
+    assert len(runs) == len(expected)  # every run of the fixture is still a smoke run
     assert fixture.hashes(runs) == expected
 
 

@@ -52,7 +52,7 @@ def test_dry_run_fans_out_one_training_job_per_combination_and_seed(tmp_path):
     expected = sum(
         len(s.seeds) * len(list(itertools.product(*s.factors.values()))) for s in SMOKE.studies.values()
     )
-    assert counts["train"] == expected == 44
+    assert counts["train"] == expected == 56
     assert counts["summarize"] == counts["analyze"] == counts["figures"] == len(SMOKE.studies)
     assert counts["report"] == 1
 

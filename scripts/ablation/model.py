@@ -96,6 +96,11 @@ def sinusoidal_encoding(T: int, D: int) -> torch.Tensor:
     return pe.float()
 
 
+def reference_encoding(T: int, D: int) -> tuple[str, torch.Tensor]:
+    """(name, [T, D] table) of the encoding the overview figure shows: the lesson's formula."""
+    return "sinusoidal", sinusoidal_encoding(T, D)
+
+
 @positional_encoding("sinusoidal")
 class Sinusoidal(NoPositionalEncoding):
     """The 2017 paper's fixed encoding (``sinusoidal_encoding``), added to the input."""
