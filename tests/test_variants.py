@@ -4,12 +4,15 @@ config's runs keep their committed params_sha256."""
 
 import itertools
 import json
+import os
 import sys
 
+import pandas as pd
 import pytest
 import torch
 import torch.nn as nn
 
+from ablation import outputs
 from ablation import settings as S
 from ablation.data import make_order_data
 from ablation.model import (
@@ -194,3 +197,76 @@ def test_the_naive_baseline_refuses_every_variant_it_does_not_implement():
                     naive.build(Settings(**{setting: name}))
     with pytest.raises(ValueError, match="implements dropout 0.0 only"):
         naive.build(Settings(dropout=0.1))
+
+
+TOY_VARIANT = '''
+
+@positional_encoding("shuffled")
+class Shuffled(Sinusoidal):
+    """A toy: the sinusoidal rows in a fixed scrambled order, added to the input."""
+
+    def __init__(self, seq_len: int, d_model: int, heads: int):
+        super().__init__(seq_len, d_model, heads)
+        order = torch.arange(seq_len).flip(0).roll(1)
+        self.pe = self.pe[order]
+'''
+
+TOY_CONFIG = {
+    "stats": {"n_resamples": 99},
+    "defaults": {"arch": "encoder", "depth": 1, "d_model": 8, "heads": 2, "ff": 8, "head_hidden": 8,
+                 "n_train": 32, "n_test": 8, "epochs": 5},
+    "studies": {"toy": {"factors": {"pos_enc": ["none", "shuffled"]}, "seeds": [0, 1]}},
+}  # fmt: skip
+
+
+@pytest.mark.slow
+def test_adding_a_variant_touches_the_model_file_and_the_schema_only(tmp_path):
+    """In a scratch copy of the project (package included), add a positional encoding by editing
+    ablation/model.py and the schema only; a config that lists it runs through the report, and the
+    tables, figures and report show it."""
+    import shutil
+    import subprocess
+
+    import yaml
+
+    from conftest import copy_project, snakemake
+
+    work = copy_project(tmp_path / "work")
+    shutil.copytree(REPO / "scripts", work / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "tests", work / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    before = {p.relative_to(work): p.read_bytes() for p in work.rglob("*") if p.is_file()}
+
+    model = work / "scripts" / "ablation" / "model.py"
+    model.write_text(model.read_text(encoding="utf-8") + TOY_VARIANT, encoding="utf-8")
+    schema = work / "workflow" / "schemas" / "config.schema.yaml"
+    old = "enum: [" + ", ".join(POSITIONAL_ENCODINGS) + "]"
+    new = "enum: [" + ", ".join([*POSITIONAL_ENCODINGS, "shuffled"]) + "]"
+    assert schema.read_text(encoding="utf-8").count(old) == 1
+    schema.write_text(schema.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+
+    changed = {p for p, data in before.items() if (work / p).read_bytes() != data}
+    assert changed == {model.relative_to(work), schema.relative_to(work)}
+
+    env = dict(os.environ, PYTHONPATH=str(work / "scripts"))  # the scratch package before the installed one
+    # the registry and schema tests accept the new variant, and it really sees order
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "tests/test_variants.py",
+         "-k", "schema_offers or twins_get_the_same_logit"],
+        cwd=work, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "twins_get_the_same_logit_exactly_when_the_model_cannot_see_order[shuffled-causal-encoder] PASSED" in proc.stdout
+
+    (work / "config" / "toy.yaml").write_text(yaml.safe_dump(TOY_CONFIG), encoding="utf-8")
+    snakemake(work, "--cores", "2", "--configfile", "config/toy.yaml", env=env)
+
+    summary = pd.read_csv(work / "results" / "toy" / "summary.csv")
+    assert sorted(summary["pos_enc"].unique()) == ["none", "shuffled"]
+    for table in outputs.TABLES[:-1]:  # every table but the (empty) claims one has a row per level
+        text = (work / "results" / "toy" / table.file).read_text(encoding="utf-8")
+        assert "shuffled" in text, table.name
+    for figure in outputs.FIGURES:
+        assert (work / "results" / "toy" / figure.file).stat().st_size > 0, figure.name
+    html = (work / "reports" / "ablation_report.html").read_text(encoding="utf-8")
+    assert html.count("shuffled") >= 3  # the cells, stability and comparisons tables
+    assert html.count('<img src="data:image/png') >= 1 + len(outputs.FIGURES)
