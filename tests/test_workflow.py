@@ -133,7 +133,7 @@ def test_costliest_training_jobs_start_first(smoke_run):
     _, proc = smoke_run
     log = proc.stdout + proc.stderr
     started = re.findall(r"rule train:\n(?:.*\n)*?\s+wildcards: study=(\S+), run=(\S+)", log)
-    assert len(started) == 44, len(started)
+    assert len(started) == 56, len(started)
     runs = {(r.study, r.run_id): r for study in SMOKE.studies.values() for r in study.runs()}
     costs = [cost_estimate(runs[key].settings) for key in started]
     assert len(set(costs)) > 3  # the smoke config has runs of different cost
