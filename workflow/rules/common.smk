@@ -121,3 +121,10 @@ def figure_captions(wildcards):
 
 def figures_outdir(wildcards, output):
     return os.path.dirname(output[0])
+
+
+def largest_setting(name):
+    """The largest value of a setting over every run of the config (the overview figure's size)."""
+    return max(
+        getattr(run.settings, name) for runs in RUNS.values() for run in runs.values()
+    )

@@ -48,12 +48,8 @@ rule positional_encoding_figure:
     conda:
         "../../environment.yml"
     params:
-        seq_len=lambda wildcards: max(
-            run.settings.seq_len for runs in RUNS.values() for run in runs.values()
-        ),
-        d_model=lambda wildcards: max(
-            run.settings.d_model for runs in RUNS.values() for run in runs.values()
-        ),
+        seq_len=largest_setting("seq_len"),
+        d_model=largest_setting("d_model"),
     shell:
         "python -m ablation.plots --pe-figure {output:q} --seq-len {params.seq_len}"
         " --d-model {params.d_model} > {log:q} 2>&1"
