@@ -145,14 +145,16 @@ class Rotary(NoPositionalEncoding):
         d_head = d_model // heads
         if d_head % 2:
             raise ValueError(f"pos_enc rope needs an even head dimension; d_model {d_model} / heads {heads} = {d_head}")
-        self.half = d_head // 2
+        half = d_head // 2
+        inv_freq = 10000.0 ** (-torch.arange(half, dtype=torch.float64) / half)  # [dh/2]
+        angles = torch.arange(seq_len, dtype=torch.float64).unsqueeze(1) * inv_freq  # [T, dh/2]
+        # fixed tables, not parameters: kept out of the state_dict (and so out of params_sha256)
+        self.register_buffer("cos", angles.cos().float().repeat(1, 2), persistent=False)  # [T, dh]
+        self.register_buffer("sin", angles.sin().float().repeat(1, 2), persistent=False)
 
     def rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         T = q.shape[2]
-        inv_freq = 10000.0 ** (-torch.arange(self.half, dtype=torch.float64) / self.half)  # [dh/2]
-        angles = torch.arange(T, dtype=torch.float64).unsqueeze(1) * inv_freq  # [T, dh/2]
-        cos = angles.cos().float().repeat(1, 2).to(q.device)  # [T, dh]
-        sin = angles.sin().float().repeat(1, 2).to(q.device)
+        cos, sin = self.cos[:T], self.sin[:T]
         return q * cos + self._rotate_half(q) * sin, k * cos + self._rotate_half(k) * sin
 
     @staticmethod
@@ -174,13 +176,14 @@ class ALiBi(NoPositionalEncoding):
 
     def __init__(self, seq_len: int, d_model: int, heads: int):
         super().__init__(seq_len, d_model, heads)
-        self.heads = heads
+        slopes = 2.0 ** (-8.0 * torch.arange(1, heads + 1) / heads)  # [H]
+        pos = torch.arange(seq_len)
+        distance = (pos.unsqueeze(0) - pos.unsqueeze(1)).abs()  # [T, T]
+        # a fixed table, not a parameter: kept out of the state_dict (and so out of params_sha256)
+        self.register_buffer("table", -slopes.view(-1, 1, 1) * distance, persistent=False)  # [H, T, T]
 
     def bias(self, T: int) -> torch.Tensor:
-        slopes = 2.0 ** (-8.0 * torch.arange(1, self.heads + 1) / self.heads)  # [H]
-        pos = torch.arange(T)
-        distance = (pos.unsqueeze(0) - pos.unsqueeze(1)).abs()  # [T, T]
-        return -slopes.view(-1, 1, 1) * distance  # [H, T, T]
+        return self.table[:, :T, :T]
 
 
 # --- attention masks ---------------------------------------------------------------------------
