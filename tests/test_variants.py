@@ -270,3 +270,31 @@ def test_adding_a_variant_touches_the_model_file_and_the_schema_only(tmp_path):
     html = (work / "reports" / "ablation_report.html").read_text(encoding="utf-8")
     assert html.count("shuffled") >= 3  # the cells, stability and comparisons tables
     assert html.count('<img src="data:image/png') >= 1 + len(outputs.FIGURES)
+
+
+def test_the_report_headline_is_the_configured_claims_in_their_order():
+    from ablation.report import headline
+
+    claims = pd.DataFrame(
+        {"id": ["a", "b", "c"], "study": ["s", "s", "t"], "estimate": [0.5, 0.9, 0.7], "verdict": ["SUPPORTED"] * 3}
+    )
+    assert [row["id"] for row in headline(claims, ["c", "a"])] == ["c", "a"]
+    assert headline(claims, []) == []
+    with pytest.raises(ValueError, match="report.headline names claims that no study has: z"):
+        headline(claims, ["a", "z"])
+
+
+@pytest.mark.parametrize(
+    "factors,hint,roles",
+    [
+        (["x", "y", "z"], {}, ("x", "y")),
+        (["x", "y", "z"], {"hue": "z"}, ("z", "x")),
+        (["x", "y"], {"hue": "y", "facet": "x"}, ("y", "x")),
+        (["x"], {}, ("x", None)),
+        ([], {}, (None, None)),
+    ],
+)
+def test_figure_colours_and_rows_come_from_the_study_factors_or_its_hint(factors, hint, roles):
+    from ablation.plots import plot_roles
+
+    assert plot_roles(factors, hint) == roles
