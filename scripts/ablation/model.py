@@ -27,10 +27,12 @@ import torch.nn.functional as F
 
 POSITIONAL_ENCODINGS: dict[str, type[nn.Module]] = {}
 ATTENTION_MASKS: dict[str, type] = {}
-NORMS: dict[str, type[nn.Module]] = {}
+NORMS: dict[str, type] = {}
 
 
 def _registrar(registry: dict, kind: str):
+    """A class decorator factory: ``@positional_encoding("rope")`` registers the class under "rope"."""
+
     def named(name: str):
         def register(cls):
             if name in registry:
@@ -257,9 +259,9 @@ class MultiHeadSelfAttention(nn.Module):
         if position is not None:
             q, k = position.rotate(q, k)
             bias = position.bias(T)
-        causal = mask(T) if mask is not None else None
-        if causal is not None:
-            bias = causal if bias is None else bias + causal
+        blocked = mask(T) if mask is not None else None  # [T, T]: -inf where a query may not look
+        if blocked is not None:
+            bias = blocked if bias is None else bias + blocked
         if bias is not None:
             bias = bias.to(device=x.device, dtype=q.dtype)
         p = self.dropout if self.training else 0.0
