@@ -12,7 +12,8 @@ torch.manual_seed the two start from the same weights.
     python benchmarks/naive.py --config benchmarks/bench.yaml --out naive.json [--threads N]
 
 trains every run of every study of the config (torch's default thread count unless --threads)
-and writes [{study, run_id, test_acc, seconds}, ...] to --out.
+and writes [{study, run_id, test_acc, seconds}, ...] to --out. It implements the lesson's variants
+only (IMPLEMENTED) and refuses a config that asks for any other, before training anything.
 """
 
 from __future__ import annotations
@@ -26,6 +27,22 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+
+IMPLEMENTED = {
+    "pos_enc": ("none", "sinusoidal"), "attn_mask": ("bidirectional", "causal"), "norm": ("post", "pre"), "dropout": (0.0,)
+}  # fmt: skip
+"""The settings' values this baseline implements (ablation.model registers more)."""
+
+
+def check_implemented(s) -> None:
+    """A one-line error for a run whose settings this baseline does not implement."""
+    for name, values in IMPLEMENTED.items():
+        if getattr(s, name) not in values:
+            raise ValueError(
+                f"benchmarks/naive.py implements {name} {', '.join(map(str, values))} only; "
+                f"the config asks for {getattr(s, name)!r}"
+            )
 
 
 def positional_encoding(T, D):
@@ -43,9 +60,10 @@ def positional_encoding(T, D):
 class TinyAttnClassifier(nn.Module):
     """The lesson's classifier (heads and sequence length as arguments)."""
 
-    def __init__(self, use_pos_enc, D=16, H=4, T=8, hidden=16):
+    def __init__(self, use_pos_enc, D=16, H=4, T=8, hidden=16, causal=False):
         super().__init__()
         self.use_pos_enc = use_pos_enc
+        self.mask = nn.Transformer.generate_square_subsequent_mask(T) if causal else None
         self.mha = nn.MultiheadAttention(D, H, batch_first=True)
         self.fc = nn.Sequential(nn.Linear(D, hidden), nn.ReLU(), nn.Linear(hidden, 1))
         if use_pos_enc:
@@ -54,7 +72,7 @@ class TinyAttnClassifier(nn.Module):
     def forward(self, x):
         if self.use_pos_enc:
             x = x + self.pe
-        attn_out, _ = self.mha(x, x, x, need_weights=False)
+        attn_out, _ = self.mha(x, x, x, need_weights=False, attn_mask=self.mask)
         return self.fc(attn_out.mean(dim=1)).squeeze(-1)
 
 
@@ -64,9 +82,10 @@ class EncoderClassifier(nn.Module):
     Pre-norm ends with a final LayerNorm (as nn.TransformerEncoder(norm=...) users do, and as ours).
     """
 
-    def __init__(self, use_pos_enc, D=16, H=4, T=8, depth=2, FF=32, norm_first=False, hidden=16):
+    def __init__(self, use_pos_enc, D=16, H=4, T=8, depth=2, FF=32, norm_first=False, hidden=16, causal=False):
         super().__init__()
         self.use_pos_enc = use_pos_enc
+        self.mask = nn.Transformer.generate_square_subsequent_mask(T) if causal else None
         if use_pos_enc:
             self.register_buffer("pe", positional_encoding(T, D))
         self.layers = nn.ModuleList(
@@ -82,7 +101,7 @@ class EncoderClassifier(nn.Module):
         if self.use_pos_enc:
             x = x + self.pe
         for layer in self.layers:
-            x = layer(x)
+            x = layer(x, src_mask=self.mask)
         if self.final_norm is not None:
             x = self.final_norm(x)
         return self.fc(x.mean(dim=1)).squeeze(-1)
@@ -90,10 +109,12 @@ class EncoderClassifier(nn.Module):
 
 def build(s):
     """The lesson-style model for a run's settings (an ablation.settings.Settings)."""
+    check_implemented(s)
     pe = s.pos_enc == "sinusoidal"
+    causal = s.attn_mask == "causal"
     if s.arch == "attention_only":
-        return TinyAttnClassifier(pe, s.d_model, s.heads, s.seq_len, s.head_hidden)
-    return EncoderClassifier(pe, s.d_model, s.heads, s.seq_len, s.depth, s.ff, s.norm == "pre", s.head_hidden)
+        return TinyAttnClassifier(pe, s.d_model, s.heads, s.seq_len, s.head_hidden, causal)
+    return EncoderClassifier(pe, s.d_model, s.heads, s.seq_len, s.depth, s.ff, s.norm == "pre", s.head_hidden, causal)
 
 
 def train_eval(s, data):
@@ -134,6 +155,12 @@ def main(argv=None) -> int:
     from ablation import config as C
 
     cfg = C.load(args.config)
+    try:
+        for study in cfg.studies.values():
+            for run in study.runs():
+                check_implemented(run.settings)
+    except ValueError as exc:
+        sys.exit(f"error: {exc}")
     rows = []
     for name, study in cfg.studies.items():
         for run in study.runs():

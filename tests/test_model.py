@@ -121,11 +121,11 @@ def test_model_structure(arch, norm, depth, n_blocks, final_norm):
     assert (getattr(model, "final_norm", None) is not None) == final_norm
     out = model(torch.randn(5, 8, 16))
     assert out.shape == (5,)
-    assert ("pe" in dict(model.named_buffers())) is True
+    assert ("pos_enc.pe" in dict(model.named_buffers())) is True
 
 
 def test_no_positional_encoding_means_no_pe_buffer():
-    assert "pe" not in dict(build_model(Settings(pos_enc="none")).named_buffers())
+    assert not dict(build_model(Settings(pos_enc="none")).named_buffers())
 
 
 @pytest.mark.parametrize("arch", ["attention_only", "encoder"])

@@ -18,8 +18,8 @@ from ablation.settings import Settings
 FAST = dict(n_train=96, n_test=24, epochs=25)
 FILES = ["settings.json", "curve.csv", "init_grads.csv", "provenance.json", "metrics.csv"]
 METRICS_COLUMNS = [
-    "study", "run_id", "seed", "arch", "pos_enc", "heads", "depth", "norm", "d_model", "ff", "head_hidden",
-    "seq_len", "n_train", "n_test", "noise", "data_seed", "lr", "epochs", "warmup", "device",
+    "study", "run_id", "seed", "arch", "pos_enc", "attn_mask", "heads", "depth", "norm", "d_model", "ff",
+    "head_hidden", "dropout", "seq_len", "n_train", "n_test", "noise", "data_seed", "lr", "epochs", "warmup", "device",
     "status", "epochs_run", "final_train_loss", "final_train_acc", "test_correct", "test_total", "test_acc",
     "train_seconds", "threads", "device_used", "params_sha256",
 ]  # fmt: skip

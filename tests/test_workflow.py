@@ -54,7 +54,7 @@ def test_dry_run_fans_out_one_training_job_per_combination_and_seed(tmp_path):
     expected = sum(
         len(s.seeds) * len(list(itertools.product(*s.factors.values()))) for s in SMOKE.studies.values()
     )
-    assert counts["train"] == expected == 44
+    assert counts["train"] == expected == 56
     assert counts["summarize"] == counts["analyze"] == counts["figures"] == len(SMOKE.studies)
     assert counts["report"] == 1
 
@@ -136,7 +136,7 @@ def test_costliest_training_jobs_start_first(smoke_run):
     _, proc = smoke_run
     log = proc.stdout + proc.stderr
     started = re.findall(r"rule train:\n(?:.*\n)*?\s+wildcards: study=(\S+), run=(\S+)", log)
-    assert len(started) == 44, len(started)
+    assert len(started) == 56, len(started)
     runs = {(r.study, r.run_id): r for study in SMOKE.studies.values() for r in study.runs()}
     costs = [cost_estimate(runs[key].settings) for key in started]
     assert len(set(costs)) > 3  # the smoke config has runs of different cost

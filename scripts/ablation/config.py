@@ -440,9 +440,17 @@ def _validate(raw: dict) -> Config:
                     f"study {name!r}: {_origin(own_fixed, defaults, factors, 'heads')}: heads={h} does not divide"
                     f" d_model={d} ({_origin(own_fixed, defaults, factors, 'd_model')})"
                 )
+        plot = body.get("plot") or {}
+        for key in [plot.get("hue"), plot.get("facet"), *(plot.get("where") or {})]:
+            if key and key not in factors:
+                raise ConfigError(f"study {name!r}: plot: {key!r} is not a factor of the study")
         study = Study(name, body.get("description", ""), fixed, factors, seeds, list(body.get("claims") or []))
         _check_claims(study)
         studies[name] = study
+    claim_ids = {claim.get("id") for study in studies.values() for claim in study.claims}
+    for cid in (cfg.get("report") or {}).get("headline", []):
+        if cid not in claim_ids:
+            raise ConfigError(f"report.headline: {cid!r} is not the id of a claim of any study")
     return Config(
         studies=studies,
         train_threads=cfg["train_threads"],

@@ -1,16 +1,87 @@
-"""The models: multi-head self-attention, the encoder block, and the two order classifiers.
+"""The models: multi-head self-attention, the encoder block, the two order classifiers, and the
+registries of their variants.
 
 Every parameter is named, shaped and initialised like its torch counterpart, so weights copy over
 with ``load_state_dict`` (see ablation.checks) and, under the same ``torch.manual_seed``, our
 modules start from exactly the weights the lesson's nn.MultiheadAttention /
 nn.TransformerEncoderLayer versions would.
+
+A model variant is a small class registered under the name the config uses:
+
+- POSITIONAL_ENCODINGS (setting ``pos_enc``): how position enters the model;
+- ATTENTION_MASKS (setting ``attn_mask``): which keys each query may attend to;
+- NORMS (setting ``norm``): where the LayerNorms sit in an encoder block.
+
+The schema's enums of those settings are the registries' keys (tests/test_variants.py), and
+everything else (plots, report, tests that loop over variants) reads them from the config or from
+here. Adding a variant is a class here and its name in the schema's enum.
 """
 
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+POSITIONAL_ENCODINGS: dict[str, type[nn.Module]] = {}
+ATTENTION_MASKS: dict[str, type] = {}
+NORMS: dict[str, type] = {}
+
+
+def _registrar(registry: dict, kind: str):
+    """A class decorator factory: ``@positional_encoding("rope")`` registers the class under "rope"."""
+
+    def named(name: str):
+        def register(cls):
+            if name in registry:
+                raise ValueError(f"{kind} {name!r} is registered twice")
+            registry[name] = cls
+            return cls
+
+        return register
+
+    return named
+
+
+positional_encoding = _registrar(POSITIONAL_ENCODINGS, "positional encoding")
+attention_mask = _registrar(ATTENTION_MASKS, "attention mask")
+norm_placement = _registrar(NORMS, "norm placement")
+
+
+def lookup(registry: dict, name: str, setting: str):
+    """registry[name], or a one-line error that lists the registered names."""
+    try:
+        return registry[name]
+    except KeyError:
+        raise ValueError(f"{setting} must be one of {', '.join(registry)}; got {name!r}") from None
+
+
+# --- positional encodings ----------------------------------------------------------------------
+#
+# A positional encoding may act in two places: on the input (``forward``: x -> x + PE) and inside
+# every attention layer (``rotate`` on queries and keys, ``bias`` on the attention logits). The
+# base class does nothing in either place; each variant overrides where it acts.
+
+
+@positional_encoding("none")
+class NoPositionalEncoding(nn.Module):
+    """No position information: a bidirectional model is then blind to order."""
+
+    sees_order = False
+
+    def __init__(self, seq_len: int, d_model: int, heads: int):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # x: [B, T, D]
+        return x
+
+    def rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:  # [B, H, T, dh]
+        return q, k
+
+    def bias(self, T: int) -> torch.Tensor | None:  # [H, T, T] added to the attention logits
+        return None
 
 
 def sinusoidal_encoding(T: int, D: int) -> torch.Tensor:
@@ -27,6 +98,123 @@ def sinusoidal_encoding(T: int, D: int) -> torch.Tensor:
     return pe.float()
 
 
+def reference_encoding(T: int, D: int) -> tuple[str, torch.Tensor]:
+    """(name, [T, D] table) of the encoding the overview figure shows: the lesson's formula."""
+    return "sinusoidal", sinusoidal_encoding(T, D)
+
+
+@positional_encoding("sinusoidal")
+class Sinusoidal(NoPositionalEncoding):
+    """The 2017 paper's fixed encoding (``sinusoidal_encoding``), added to the input."""
+
+    sees_order = True
+
+    def __init__(self, seq_len: int, d_model: int, heads: int):
+        super().__init__(seq_len, d_model, heads)
+        self.register_buffer("pe", sinusoidal_encoding(seq_len, d_model))  # [T, D]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.pe
+
+
+@positional_encoding("learned")
+class Learned(NoPositionalEncoding):
+    """A trained table of one vector per position (BERT, GPT-2), added to the input; initialised
+    like nn.Embedding, N(0, 1)."""
+
+    sees_order = True
+
+    def __init__(self, seq_len: int, d_model: int, heads: int):
+        super().__init__(seq_len, d_model, heads)
+        self.table = nn.Embedding(seq_len, d_model)  # weight [T, D]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        positions = torch.arange(x.shape[1], device=x.device)  # [T]
+        return x + self.table(positions)
+
+
+@positional_encoding("rope")
+class Rotary(NoPositionalEncoding):
+    """Rotary position embedding (Su et al. 2021), GPT-NeoX layout: inside every attention layer, the
+    first and second halves of each head's query and key are the two coordinates of dh/2 planes,
+    plane i turned by the angle pos / 10000^(2i/dh). Then q_s . k_t depends on s - t only.
+    Nothing is added to the input and nothing is trained."""
+
+    sees_order = True
+
+    def __init__(self, seq_len: int, d_model: int, heads: int):
+        super().__init__(seq_len, d_model, heads)
+        d_head = d_model // heads
+        if d_head % 2:
+            raise ValueError(f"pos_enc rope needs an even head dimension; d_model {d_model} / heads {heads} = {d_head}")
+        half = d_head // 2
+        inv_freq = 10000.0 ** (-torch.arange(half, dtype=torch.float64) / half)  # [dh/2]
+        angles = torch.arange(seq_len, dtype=torch.float64).unsqueeze(1) * inv_freq  # [T, dh/2]
+        # fixed tables, not parameters: kept out of the state_dict (and so out of params_sha256)
+        self.register_buffer("cos", angles.cos().float().repeat(1, 2), persistent=False)  # [T, dh]
+        self.register_buffer("sin", angles.sin().float().repeat(1, 2), persistent=False)
+
+    def rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        T = q.shape[2]
+        cos, sin = self.cos[:T], self.sin[:T]
+        return q * cos + self._rotate_half(q) * sin, k * cos + self._rotate_half(k) * sin
+
+    @staticmethod
+    def _rotate_half(x: torch.Tensor) -> torch.Tensor:  # (x1, x2) -> (-x2, x1), halves of the last dim
+        x1, x2 = x.chunk(2, dim=-1)
+        return torch.cat((-x2, x1), dim=-1)
+
+
+@positional_encoding("alibi")
+class ALiBi(NoPositionalEncoding):
+    """Attention with linear biases (Press et al. 2022): head h adds -m_h |s - t| to the logit of query
+    s and key t, with slopes m_h = 2^(-8 (h+1) / H). Symmetric in s - t, as bidirectional encoders
+    use it (MosaicBERT); under the causal mask it is the paper's bias. Nothing is trained.
+
+    The symmetric bias tells distance but not direction: a bidirectional model with it gives a
+    sequence and its mirror image the same logit."""
+
+    sees_order = True
+
+    def __init__(self, seq_len: int, d_model: int, heads: int):
+        super().__init__(seq_len, d_model, heads)
+        slopes = 2.0 ** (-8.0 * torch.arange(1, heads + 1) / heads)  # [H]
+        pos = torch.arange(seq_len)
+        distance = (pos.unsqueeze(0) - pos.unsqueeze(1)).abs()  # [T, T]
+        # a fixed table, not a parameter: kept out of the state_dict (and so out of params_sha256)
+        self.register_buffer("table", -slopes.view(-1, 1, 1) * distance, persistent=False)  # [H, T, T]
+
+    def bias(self, T: int) -> torch.Tensor:
+        return self.table[:, :T, :T]
+
+
+# --- attention masks ---------------------------------------------------------------------------
+
+
+@attention_mask("bidirectional")
+class Bidirectional:
+    """Every query attends to every key (an encoder's attention, the lesson's)."""
+
+    sees_order = False
+
+    def __call__(self, T: int) -> torch.Tensor | None:  # [T, T] added to the attention logits
+        return None
+
+
+@attention_mask("causal")
+class Causal(Bidirectional):
+    """Query s attends to keys t <= s only (a decoder's mask). The prefix a position sees grows with
+    it, so even without positional encoding the model can tell positions apart (Haviv et al. 2022)."""
+
+    sees_order = True
+
+    def __call__(self, T: int) -> torch.Tensor:
+        return torch.full((T, T), -math.inf).triu(1)  # 0 on and below the diagonal, -inf above
+
+
+# --- the layers --------------------------------------------------------------------------------
+
+
 def _check_heads(d_model: int, heads: int) -> None:
     if heads < 1 or d_model % heads:
         raise ValueError(f"heads ({heads}) must be a positive divisor of d_model ({d_model})")
@@ -38,14 +226,17 @@ class MultiHeadSelfAttention(nn.Module):
     Same parameters as nn.MultiheadAttention(d_model, heads): ``in_proj_weight`` [3D, D] (the
     query, key and value projections stacked), ``in_proj_bias`` [3D] and ``out_proj``. All heads
     run at once on [B, H, T, d_head] tensors, through F.scaled_dot_product_attention: the same
-    softmax(Q K^T / sqrt(d_head)) V as the lesson's explicit matmuls (within 1e-6), but measured
-    faster on the CPU for this task's shapes, and what nn.MultiheadAttention itself calls.
+    softmax(Q K^T / sqrt(d_head) + mask) V as the lesson's explicit matmuls (within 1e-6), and what
+    nn.MultiheadAttention itself calls. ``position`` (a positional encoding) may rotate queries and
+    keys and add a bias to the logits; ``mask`` (an attention mask) adds -inf where a query may not
+    look; ``dropout`` drops attention weights while training.
     """
 
-    def __init__(self, d_model: int, heads: int):
+    def __init__(self, d_model: int, heads: int, dropout: float = 0.0):
         super().__init__()
         _check_heads(d_model, heads)
         self.d_model, self.heads, self.d_head = d_model, heads, d_model // heads
+        self.dropout = dropout
         self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model))
         self.in_proj_bias = nn.Parameter(torch.empty(3 * d_model))
         self.out_proj = nn.Linear(d_model, d_model)  # created (and initialised) first, as in torch
@@ -56,7 +247,7 @@ class MultiHeadSelfAttention(nn.Module):
         nn.init.zeros_(self.in_proj_bias)
         nn.init.zeros_(self.out_proj.bias)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, position: nn.Module | None = None, mask=None) -> torch.Tensor:
         B, T, D = x.shape
         H, dh = self.heads, self.d_head
         # three projections (rows of in_proj_weight): each [B, T, D] -> [B, H, T, dh], a view
@@ -64,106 +255,131 @@ class MultiHeadSelfAttention(nn.Module):
             F.linear(x, w, b).view(B, T, H, dh).transpose(1, 2)
             for w, b in zip(self.in_proj_weight.chunk(3), self.in_proj_bias.chunk(3))
         )
-        out = F.scaled_dot_product_attention(q, k, v)  # softmax(q k^T / sqrt(dh)) v, all heads at once
+        bias = None  # [H, T, T] or [T, T]: added to the logits; None keeps the plain kernel
+        if position is not None:
+            q, k = position.rotate(q, k)
+            bias = position.bias(T)
+        blocked = mask(T) if mask is not None else None  # [T, T]: -inf where a query may not look
+        if blocked is not None:
+            bias = blocked if bias is None else bias + blocked
+        if bias is not None:
+            bias = bias.to(device=x.device, dtype=q.dtype)
+        p = self.dropout if self.training else 0.0
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=p)  # [B, H, T, dh]
         out = out.transpose(1, 2).reshape(B, T, D)  # heads concatenated again
-        return F.linear(out, self.out_proj.weight, self.out_proj.bias)
+        return self.out_proj(out)
+
+
+# --- norm placements ---------------------------------------------------------------------------
+#
+# A placement is the forward pass of an encoder block (whose LayerNorms are ``norm1``, ``norm2``)
+# and whether the classifier normalises the last block's output once more.
+
+
+@norm_placement("post")
+class PostNorm:
+    """Post-norm (2017 paper, the lesson): LayerNorm after each residual add."""
+
+    final_norm = False
+
+    @staticmethod
+    def forward(block: "EncoderBlock", x: torch.Tensor, position=None, mask=None) -> torch.Tensor:
+        x = block.norm1(x + block.attn(x, position, mask))  # x: [B, T, D]
+        return block.norm2(x + block.ff(x))
+
+
+@norm_placement("pre")
+class PreNorm:
+    """Pre-norm (Xiong et al. 2020): LayerNorm before each sublayer, the residual path untouched,
+    so the classifier adds a final LayerNorm."""
+
+    final_norm = True
+
+    @staticmethod
+    def forward(block: "EncoderBlock", x: torch.Tensor, position=None, mask=None) -> torch.Tensor:
+        x = x + block.attn(block.norm1(x), position, mask)  # x: [B, T, D]
+        return x + block.ff(block.norm2(x))
 
 
 class EncoderBlock(nn.Module):
-    """Attention and a per-position feed-forward network, each inside a residual connection.
+    """Attention and a per-position feed-forward network, each inside a residual connection, with
+    the LayerNorms where the ``norm`` placement (NORMS) puts them.
 
-    norm 'post' (2017 paper, the lesson): x = LN1(x + attn(x)); x = LN2(x + ff(x)).
-    norm 'pre': x = x + attn(LN1(x)); x = x + ff(LN2(x)).
-    Laid out like nn.TransformerEncoderLayer(d_model, heads, ff, dropout=0.0, batch_first=True,
+    Laid out like nn.TransformerEncoderLayer(d_model, heads, ff, dropout, batch_first=True,
     norm_first=(norm == 'pre')), so its state_dict loads as is.
     """
 
-    def __init__(self, d_model: int, heads: int, ff: int, norm: str = "post"):
+    def __init__(self, d_model: int, heads: int, ff: int, norm: str = "post", dropout: float = 0.0):
         super().__init__()
-        if norm not in ("post", "pre"):
-            raise ValueError(f"norm must be 'post' or 'pre', got {norm!r}")
-        self.norm_first = norm == "pre"
-        self.self_attn = MultiHeadSelfAttention(d_model, heads)
+        self.placement = lookup(NORMS, norm, "norm")
+        self.self_attn = MultiHeadSelfAttention(d_model, heads, dropout)
         self.linear1 = nn.Linear(d_model, ff)
         self.linear2 = nn.Linear(ff, d_model)
         self.norm1 = nn.LayerNorm(d_model)
         self.norm2 = nn.LayerNorm(d_model)
+        self.dropout1 = nn.Dropout(dropout)  # on the attention branch
+        self.dropout2 = nn.Dropout(dropout)  # on the feed-forward branch
 
-    def _ff(self, x: torch.Tensor) -> torch.Tensor:
-        h = F.relu(F.linear(x, self.linear1.weight, self.linear1.bias))
-        return F.linear(h, self.linear2.weight, self.linear2.bias)
+    def attn(self, x: torch.Tensor, position=None, mask=None) -> torch.Tensor:
+        return self.dropout1(self.self_attn(x, position, mask))
 
-    def _ln(self, ln: nn.LayerNorm, x: torch.Tensor) -> torch.Tensor:
-        return F.layer_norm(x, ln.normalized_shape, ln.weight, ln.bias, ln.eps)
+    def ff(self, x: torch.Tensor) -> torch.Tensor:
+        return self.dropout2(self.linear2(F.relu(self.linear1(x))))
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if self.norm_first:
-            x = x + self.self_attn(self._ln(self.norm1, x))
-            return x + self._ff(self._ln(self.norm2, x))
-        x = self._ln(self.norm1, x + self.self_attn(x))
-        return self._ln(self.norm2, x + self._ff(x))
+    def forward(self, x: torch.Tensor, position=None, mask=None) -> torch.Tensor:  # x: [B, T, D]
+        return self.placement.forward(self, x, position, mask)
+
+
+# --- the classifiers ---------------------------------------------------------------------------
 
 
 def _mlp_head(d_model: int, hidden: int) -> nn.Sequential:
     return nn.Sequential(nn.Linear(d_model, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
 
-class _Classifier(nn.Module):
-    """Shared by both classifiers: optional positional encoding, ``blocks``, mean-pool, MLP head."""
-
-    def _init_pe(self, pos_enc: str, seq_len: int, d_model: int) -> None:
-        if pos_enc not in ("none", "sinusoidal"):
-            raise ValueError(f"pos_enc must be 'none' or 'sinusoidal', got {pos_enc!r}")
-        self.use_pos_enc = pos_enc == "sinusoidal"
-        if self.use_pos_enc:
-            self.register_buffer("pe", sinusoidal_encoding(seq_len, d_model))
-
-    def _pool_and_classify(self, x: torch.Tensor) -> torch.Tensor:
-        h = x.mean(dim=1)
-        fc1, _, fc2 = self.head
-        h = F.relu(F.linear(h, fc1.weight, fc1.bias))
-        return F.linear(h, fc2.weight, fc2.bias).squeeze(-1)
-
-
-class TinyAttnClassifier(_Classifier):
+class TinyAttnClassifier(nn.Module):
     """The lesson's model (arch 'attention_only'): one attention layer, no residual, norm or FF.
 
     ``blocks`` holds that single attention layer (layer 0 of the per-layer gradient norms).
     """
 
-    def __init__(self, d_model: int, heads: int, head_hidden: int, seq_len: int, pos_enc: str):
+    def __init__(
+        self, d_model: int, heads: int, head_hidden: int, seq_len: int, pos_enc: str,
+        attn_mask: str = "bidirectional", dropout: float = 0.0,
+    ):  # fmt: skip
         super().__init__()
-        self._init_pe(pos_enc, seq_len, d_model)
-        self.blocks = nn.ModuleList([MultiHeadSelfAttention(d_model, heads)])
+        self.pos_enc = lookup(POSITIONAL_ENCODINGS, pos_enc, "pos_enc")(seq_len, d_model, heads)
+        self.mask = lookup(ATTENTION_MASKS, attn_mask, "attn_mask")()
+        self.blocks = nn.ModuleList([MultiHeadSelfAttention(d_model, heads, dropout)])
         self.head = _mlp_head(d_model, head_hidden)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if self.use_pos_enc:
-            x = x + self.pe
-        return self._pool_and_classify(self.blocks[0](x))
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # x: [B, T, D] -> logits [B]
+        x = self.pos_enc(x)
+        x = self.blocks[0](x, self.pos_enc, self.mask)
+        return self.head(x.mean(dim=1)).squeeze(-1)  # mean-pool over positions, then the MLP
 
 
-class OrderClassifier(_Classifier):
+class OrderClassifier(nn.Module):
     """arch 'encoder': PE, ``depth`` encoder blocks (+ a final LayerNorm for pre-norm), mean-pool, head."""
 
     def __init__(
-        self, d_model: int, heads: int, depth: int, ff: int, norm: str, head_hidden: int, seq_len: int, pos_enc: str
-    ):
+        self, d_model: int, heads: int, depth: int, ff: int, norm: str, head_hidden: int, seq_len: int,
+        pos_enc: str, attn_mask: str = "bidirectional", dropout: float = 0.0,
+    ):  # fmt: skip
         super().__init__()
-        self._init_pe(pos_enc, seq_len, d_model)
-        self.blocks = nn.ModuleList(EncoderBlock(d_model, heads, ff, norm) for _ in range(depth))
-        self.final_norm = nn.LayerNorm(d_model) if norm == "pre" else None
+        self.pos_enc = lookup(POSITIONAL_ENCODINGS, pos_enc, "pos_enc")(seq_len, d_model, heads)
+        self.mask = lookup(ATTENTION_MASKS, attn_mask, "attn_mask")()
+        self.blocks = nn.ModuleList(EncoderBlock(d_model, heads, ff, norm, dropout) for _ in range(depth))
+        self.final_norm = nn.LayerNorm(d_model) if lookup(NORMS, norm, "norm").final_norm else None
         self.head = _mlp_head(d_model, head_hidden)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if self.use_pos_enc:
-            x = x + self.pe
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # x: [B, T, D] -> logits [B]
+        x = self.pos_enc(x)
         for block in self.blocks:
-            x = block(x)
+            x = block(x, self.pos_enc, self.mask)
         if self.final_norm is not None:
-            ln = self.final_norm
-            x = F.layer_norm(x, ln.normalized_shape, ln.weight, ln.bias, ln.eps)
-        return self._pool_and_classify(x)
+            x = self.final_norm(x)
+        return self.head(x.mean(dim=1)).squeeze(-1)  # mean-pool over positions, then the MLP
 
 
 def build_model(settings) -> nn.Module:
@@ -171,7 +387,9 @@ def build_model(settings) -> nn.Module:
     s = settings
     _check_heads(s.d_model, s.heads)
     if s.arch == "attention_only":
-        return TinyAttnClassifier(s.d_model, s.heads, s.head_hidden, s.seq_len, s.pos_enc)
+        return TinyAttnClassifier(s.d_model, s.heads, s.head_hidden, s.seq_len, s.pos_enc, s.attn_mask, s.dropout)
     if s.arch == "encoder":
-        return OrderClassifier(s.d_model, s.heads, s.depth, s.ff, s.norm, s.head_hidden, s.seq_len, s.pos_enc)
+        return OrderClassifier(
+            s.d_model, s.heads, s.depth, s.ff, s.norm, s.head_hidden, s.seq_len, s.pos_enc, s.attn_mask, s.dropout
+        )
     raise ValueError(f"unknown arch {s.arch!r} (expected 'attention_only' or 'encoder')")

@@ -1,16 +1,22 @@
 """Figures of a study (seaborn/matplotlib, PNG), generic over whatever factors the study varies.
 
-- accuracy_by_factor: test accuracy against each factor, every run a dot, means with 95 % intervals;
+- accuracy_by_factor: test accuracy against each factor, every run a dot, means with intervals at
+  the configured confidence (stats.confidence);
 - interactions: mean test accuracy for every pair of factors (heatmaps);
 - learning_curves: training loss and accuracy per epoch, each run thin (above THIN_MAX_RUNS runs
   in a group: the band of the middle 90 % of its runs), each group's mean bold;
 - grad_norms_init: per-layer gradient norms at step 0, drawn the same way;
-and, for the whole project, the sinusoidal positional-encoding heatmap.
+and, for the whole project, a heatmap of the model's reference positional encoding.
+
+Colours and facets come from the study's factors: the colour (``hue``) is the study's first
+factor, the rows of the learning curves (``facet``) its second, unless the study's optional
+``plot:`` hint names others; ``plot: where:`` restricts the interaction heatmaps to some runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import sys
@@ -25,7 +31,7 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 
-from . import io  # noqa: E402
+from . import io, outputs  # noqa: E402
 
 DPI = 110
 PALETTE = "colorblind"
@@ -58,7 +64,7 @@ def _text(col: pd.Series) -> pd.Series:
 
 
 def _ordered(values) -> list:
-    """Levels in a natural order: numbers numerically, strings as they come (none before sinusoidal)."""
+    """Levels in a natural order: numbers numerically, strings in the order the data list them."""
     vals = list(pd.unique(pd.Series(values)))
     try:
         return sorted(vals, key=float)
@@ -66,36 +72,41 @@ def _ordered(values) -> list:
         return vals
 
 
-def _group_factor(factors: list[str]) -> str | None:
-    """The factor that colours grouped plots: norm placement if varied, else the first non-PE factor."""
-    for preferred in ("norm", "warmup", "heads"):
-        if preferred in factors:
-            return preferred
-    rest = [f for f in factors if f != "pos_enc"]
-    return rest[0] if rest else (factors[0] if factors else None)
+@dataclasses.dataclass
+class StudyData:
+    """What a study's figures draw, and how: ``hue`` colours, ``facet`` splits into rows."""
+
+    summary: pd.DataFrame  # one row per run
+    curves: pd.DataFrame  # one row per run and epoch
+    init_grads: pd.DataFrame  # one row per run and layer
+    factors: list
+    hue: str | None = None
+    facet: str | None = None
+    where: dict | None = None  # the interaction heatmaps' runs: factor -> level
+    confidence: float = 0.95
 
 
-def _bootstrap_ci95(values) -> tuple[float, float]:
-    """95 % percentile bootstrap interval of the mean (1000 resamples, seeded), what seaborn's
-    errorbar=("ci", 95) computes, but vectorised (seaborn loops: ~2 s for 10,000 runs)."""
-    x = np.asarray(values, dtype=float)
-    x = x[np.isfinite(x)]
-    if len(x) == 0:
-        return np.nan, np.nan
-    rng = np.random.default_rng(0)
-    means = np.concatenate([x[rng.integers(0, len(x), (100, len(x)))].mean(axis=1) for _ in range(10)])
-    lo, hi = np.percentile(means, [2.5, 97.5])
-    return float(lo), float(hi)
+def plot_roles(factors: list[str], hint: dict | None = None) -> tuple[str | None, str | None]:
+    """(hue, facet): the factors that colour grouped plots and split them into rows; the study's
+    ``plot:`` hint where it names them, else its first and second factor."""
+    hint = hint or {}
+    for role in ("hue", "facet"):
+        if hint.get(role) and hint[role] not in factors:
+            raise ValueError(f"plot.{role} {hint[role]!r} is not a factor of the study ({', '.join(factors)})")
+    hue = hint.get("hue") or (factors[0] if factors else None)
+    rest = [f for f in factors if f != hue]
+    facet = hint.get("facet") or (rest[0] if rest else None)
+    return hue, (facet if facet != hue else None)
 
 
-def accuracy_by_factor(summary: pd.DataFrame, factors: list[str], path: Path) -> None:
-    df = summary.copy()
+def accuracy_by_factor(d: StudyData, path: Path) -> None:
+    factors, hue, confidence = d.factors, d.hue, d.confidence
+    df = d.summary.copy()
     df["test_acc"] = pd.to_numeric(df["test_acc"], errors="coerce")
     panels = factors or [None]
     ncol = min(len(panels), 4)
     nrow = int(np.ceil(len(panels) / ncol))
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.6 * nrow), squeeze=False, sharey=True, layout="constrained")
-    hue = "pos_enc" if "pos_enc" in factors else None
     legend_panel = next((f for f in panels if hue and f not in (None, hue)), None)  # the first with colours
     for ax, factor in zip(axes.flat, panels):
         if factor is None:
@@ -114,7 +125,7 @@ def accuracy_by_factor(summary: pd.DataFrame, factors: list[str], path: Path) ->
         )
         sns.pointplot(
             data=plot, x=factor, y="test_acc", hue=this_hue, order=order, hue_order=hue_order,
-            dodge=0.4 if this_hue else False, errorbar=_bootstrap_ci95, linestyle="none",
+            dodge=0.4 if this_hue else False, errorbar=("ci", 100 * confidence), seed=0, linestyle="none",
             markers="D", palette=PALETTE if this_hue else None, color=None if this_hue else "black",
             capsize=0.12, ax=ax, legend=factor == legend_panel, zorder=4,  # over the dots (zorder 3)
             markeredgecolor="black", markeredgewidth=0.8,
@@ -125,42 +136,29 @@ def accuracy_by_factor(summary: pd.DataFrame, factors: list[str], path: Path) ->
         ax.set_ylabel("test accuracy")
     for ax in list(axes.flat)[len(panels):]:
         ax.set_axis_off()
-    fig.suptitle("Test accuracy by factor (dots: runs; diamonds: mean with 95 % bootstrap CI; dashed: chance)")
+    fig.suptitle(
+        f"Test accuracy by factor (dots: runs; diamonds: mean with {100 * confidence:g} % bootstrap CI; dashed: chance)"
+    )
     _save(fig, path)
 
 
-def _heatmap(ax, table: pd.DataFrame, vmin: float, vmax: float, cmap: str = "viridis") -> None:
-    """An annotated heatmap drawn like ``sns.heatmap(annot=True, fmt=".3f", cbar=False)``, which
-    renders the whole figure once per call (to check its tick labels): seconds per figure."""
-    values = np.ma.masked_invalid(table.to_numpy(float))
-    mesh = ax.pcolormesh(values, cmap=cmap, vmin=vmin, vmax=vmax)
-    ax.set(xlim=(0, values.shape[1]), ylim=(values.shape[0], 0), xlabel=table.columns.name, ylabel=table.index.name)
-    ax.set_xticks(np.arange(values.shape[1]) + 0.5, [str(c) for c in table.columns])
-    ax.set_yticks(np.arange(values.shape[0]) + 0.5, [str(i) for i in table.index], rotation="vertical", va="center")
-    ax.grid(False)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
-    colors = mesh.cmap(mesh.norm(values.filled(np.nan)))
-    for (i, j), v in np.ndenumerate(values.filled(np.nan)):
-        if np.isfinite(v):
-            dark = sns.utils.relative_luminance(colors[i, j]) <= 0.408
-            ax.text(j + 0.5, i + 0.5, f"{v:.3f}", ha="center", va="center", color="white" if dark else "black")
-
-
-def interactions(summary: pd.DataFrame, factors: list[str], path: Path) -> None:
-    df = summary.copy()
+def interactions(d: StudyData, path: Path) -> None:
+    factors, where = d.factors, d.where
+    df = d.summary.copy()
     df["test_acc"] = pd.to_numeric(df["test_acc"], errors="coerce")
     title = "Mean test accuracy for each pair of factors"
-    if "pos_enc" in factors and (df["pos_enc"] == "sinusoidal").any():
-        df = df[df["pos_enc"] == "sinusoidal"]
-        rest = [f for f in factors if f != "pos_enc"]
-        title += " (with sinusoidal positional encoding)"
-    else:
-        rest = list(factors)
+    rest = list(factors)
+    if where:  # the study's plot hint: only these runs, and their fixed factors are no pairs
+        for factor, level in where.items():
+            if factor not in factors:
+                raise ValueError(f"plot.where {factor!r} is not a factor of the study ({', '.join(factors)})")
+            df = df[df[factor].astype(str) == str(level)]
+        rest = [f for f in factors if f not in where]
+        title += " (" + ", ".join(f"{k}={v}" for k, v in where.items()) + ")"
     pairs = list(itertools.combinations(rest, 2))
     if not pairs:
         fig, ax = plt.subplots(figsize=(5, 2.5), layout="constrained")
-        _note(ax, "This study varies fewer than two factors\n(besides positional encoding): no interactions to show.")
+        _note(ax, "This study varies fewer than two factors\n(besides plot.where): no interactions to show.")
         _save(fig, path)
         return
     ncol = min(len(pairs), 3)
@@ -169,7 +167,7 @@ def interactions(summary: pd.DataFrame, factors: list[str], path: Path) -> None:
     for ax, (a, b) in zip(axes.flat, pairs):
         table = df.pivot_table(index=a, columns=b, values="test_acc", aggfunc="mean")
         table = table.reindex(index=_ordered(table.index), columns=_ordered(table.columns))
-        _heatmap(ax, table, vmin=0.5, vmax=1.0)
+        sns.heatmap(table, vmin=0.5, vmax=1.0, cmap="viridis", annot=True, fmt=".3f", cbar=False, ax=ax)
         ax.set_title(f"{a} x {b}")
     for ax in list(axes.flat)[len(pairs):]:
         ax.set_axis_off()
@@ -222,17 +220,8 @@ def _runs_and_means(ax, data: pd.DataFrame, x: str, y: str, group: str | None, b
     ax.set_ylabel(y)
 
 
-def _facet_factor(factors: list[str], group: str | None) -> str | None:
-    """A second factor to split grouped plots into rows (warm-up, positional encoding, ...)."""
-    for candidate in ("warmup", "pos_enc", "depth", "lr"):
-        if candidate in factors and candidate != group:
-            return candidate
-    return None
-
-
-def learning_curves(curves: pd.DataFrame, factors: list[str], path: Path) -> None:
-    group = _group_factor(factors)
-    facet = _facet_factor(factors, group)
+def learning_curves(d: StudyData, path: Path) -> None:
+    curves, group, facet = d.curves, d.hue, d.facet
     levels = _ordered(_text(curves[facet])) if facet and not curves.empty else [None]
     band = False
     fig, axes = plt.subplots(len(levels), 2, figsize=(11, 3.6 * len(levels)), squeeze=False, layout="constrained")
@@ -258,8 +247,8 @@ def learning_curves(curves: pd.DataFrame, factors: list[str], path: Path) -> Non
     _save(fig, path)
 
 
-def grad_norms_init(init_grads: pd.DataFrame, factors: list[str], path: Path) -> None:
-    group = _group_factor(factors)
+def grad_norms_init(d: StudyData, path: Path) -> None:
+    init_grads, group = d.init_grads, d.hue
     fig, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
     title = "Per-layer gradient norms at initialisation"
     if init_grads.empty:
@@ -279,41 +268,37 @@ def grad_norms_init(init_grads: pd.DataFrame, factors: list[str], path: Path) ->
 
 
 def positional_encoding_figure(seq_len: int, d_model: int, path: Path) -> None:
-    from .model import sinusoidal_encoding
+    from .model import reference_encoding
 
-    pe = sinusoidal_encoding(seq_len, d_model).numpy()
+    name, pe = reference_encoding(seq_len, d_model)
     fig, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")
-    im = ax.imshow(pe.T, cmap="RdBu", aspect="auto", vmin=-1, vmax=1)
+    im = ax.imshow(pe.numpy().T, cmap="RdBu", aspect="auto", vmin=-1, vmax=1)
     ax.set_xlabel("position")
     ax.set_ylabel("encoding dimension")
-    ax.set_title(f"Sinusoidal positional encoding (T={seq_len}, D={d_model})")
+    ax.set_title(f"{name.capitalize()} positional encoding (T={seq_len}, D={d_model})")
     fig.colorbar(im, ax=ax, fraction=0.046)
     _save(fig, path)
 
 
-def study_figures(summary, curves, init_grads, factors, outdir: Path) -> list[Path]:
+def study_figures(d: StudyData, outdir: Path) -> list[Path]:
+    """Every figure of ablation.outputs.FIGURES, each drawn by the function of its name."""
     sns.set_theme(style="whitegrid", context="notebook")
-    outdir = Path(outdir)
-    paths = {
-        "accuracy_by_factor": outdir / "accuracy_by_factor.png",
-        "interactions": outdir / "interactions.png",
-        "learning_curves": outdir / "learning_curves.png",
-        "grad_norms_init": outdir / "grad_norms_init.png",
-    }
-    accuracy_by_factor(summary, factors, paths["accuracy_by_factor"])
-    interactions(summary, factors, paths["interactions"])
-    learning_curves(curves, factors, paths["learning_curves"])
-    grad_norms_init(init_grads, factors, paths["grad_norms_init"])
-    return list(paths.values())
+    paths = []
+    for figure in outputs.FIGURES:
+        path = Path(outdir) / Path(figure.file).name
+        globals()[figure.name](d, path)
+        paths.append(path)
+    return paths
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--factors", help="the study's factor names as a JSON list")
+    ap.add_argument("--plot", default="{}", help="the study's plot hint as a JSON object (hue, facet, where)")
+    ap.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals")
     ap.add_argument("--summary", type=Path)
     ap.add_argument("--curves", type=Path)
     ap.add_argument("--init-grads", type=Path)
-    ap.add_argument("--cells", type=Path, help="the cell table (read to check it exists)")
     ap.add_argument("--outdir", type=Path)
     ap.add_argument("--pe-figure", type=Path, help="draw only the positional-encoding heatmap here")
     ap.add_argument("--seq-len", type=int, default=32)
@@ -323,15 +308,20 @@ def main(argv=None) -> int:
         positional_encoding_figure(args.seq_len, args.d_model, args.pe_figure)
         return 0
     factors = json.loads(args.factors)
+    hint = json.loads(args.plot)
+    try:
+        hue, facet = plot_roles(factors, hint)
+    except ValueError as exc:
+        ap.error(str(exc))
     keep = {f: str for f in factors}
     summary = pd.read_csv(args.summary, dtype=keep | {"run_id": str})
     # a million curve rows: only the columns drawn, labels as categories (a tenth of the memory; a
     # category of numbers prints as the text it was read from, which str() of the setting wrote)
-    group = _group_factor(factors)
-    labels = {c: "category" for c in ["run_id", group, _facet_factor(factors, group)] if c}
+    labels = {c: "category" for c in ["run_id", hue, facet] if c}
     curves = pd.read_csv(args.curves, dtype=labels, usecols=[*labels, "epoch", "train_loss", "train_acc"])
     grads = pd.read_csv(args.init_grads, dtype=labels, usecols=[*labels, "layer", "grad_norm"])
-    for path in study_figures(summary, curves, grads, factors, args.outdir):
+    d = StudyData(summary, curves, grads, factors, hue, facet, hint.get("where"), args.confidence)
+    for path in study_figures(d, args.outdir):
         print(f"wrote {path}")
     return 0
 

@@ -1,6 +1,6 @@
 """The stand-alone HTML report (``reports/ablation_report.html``): one file, figures embedded.
 
-Order: the lesson's headline (positional encoding off vs on), the claims with verdicts, the
+Order: the headline (the claims that the config's ``report: headline:`` lists), the claims with verdicts, the
 implementation checks, reproducibility, then every study (its description and resolved config,
 tables with intervals, factor ranking, stability, comparisons, figures), then what was run.
 """
@@ -22,20 +22,11 @@ import jinja2
 import pandas as pd
 import yaml
 
-from . import PACKAGE_DIR, REPO_DIR, io
+from . import PACKAGE_DIR, REPO_DIR, io, outputs
 from .claims import ROBUST
 from .config import validate
 from .plan import plan
 
-FIGURES = {  # the thin-line limit (100 runs) is ablation.plots.THIN_MAX_RUNS
-    "accuracy_by_factor": "Test accuracy against each factor: every run is a dot, the diamonds are the means of "
-    "the runs at each level with 95 % bootstrap intervals; the dashed line is chance.",
-    "interactions": "Mean test accuracy for every pair of factors (with positional encoding, where it is a factor).",
-    "learning_curves": "Training loss and accuracy per epoch: each run thin (in a group of more than 100 runs: the "
-    "band from the 5th to the 95th percentile of its runs), each group's mean bold.",
-    "grad_norms_init": "Per-layer gradient norms at step 0, drawn like the learning curves: post-norm is expected "
-    "to grow toward the output, pre-norm to stay flat (Xiong et al. 2020).",
-}
 VERSION_PACKAGES = ("torch", "numpy", "pandas", "scipy", "matplotlib", "seaborn", "snakemake")
 
 
@@ -80,38 +71,19 @@ def _versions() -> dict:
     return out
 
 
-def headline(results: Path, studies: list[str]) -> dict | None:
-    """Positional encoding off vs on, from the lesson study if there is one (else the first study varying it)."""
-    order = sorted(studies, key=lambda s: s != "lesson")
-    for name in order:
-        path = results / name / "tables" / "cells.csv"
-        if not path.is_file():
-            continue
-        cells = pd.read_csv(path)
-        if "pos_enc" not in cells.columns:
-            continue
-        rows = {}
-        for level in ("none", "sinusoidal"):
-            sub = cells[cells["pos_enc"] == level]
-            if sub.empty:
-                break
-            n = int(sub["n"].sum())
-            mean = float((sub["mean"] * sub["n"]).sum() / max(n, 1))
-            rows[level] = {
-                "mean": mean,
-                "lo": float(sub["boot_lo"].min()),
-                "hi": float(sub["boot_hi"].max()),
-                "n": n,
-                "std": float(sub["std"].mean()) if "std" in sub else float("nan"),
-            }
-        else:
-            return {"study": name, **rows}
-    return None
+def headline(claims: pd.DataFrame, ids: list[str]) -> list[dict]:
+    """The claims of the config's ``report: headline:``, in that order, as report rows."""
+    if not ids:
+        return []
+    known = set(claims["id"]) if "id" in claims else set()
+    missing = [i for i in ids if i not in known]
+    if missing:
+        raise ValueError(f"report.headline names claims that no study has: {', '.join(missing)}")
+    return [claims[claims["id"] == i].iloc[0].to_dict() for i in ids]
 
 
 def study_section(results: Path, name: str, study, stats_cfg: dict) -> dict:
     tdir = results / name / "tables"
-    fdir = results / name / "figures"
     summary = pd.read_csv(results / name / "summary.csv", dtype={"run_id": str})
     tables = {t: pd.read_csv(tdir / f"{t}.csv") for t in ("cells", "comparisons", "stability", "main_effects")}
     extra = {t: table_html(pd.read_csv(tdir / f"{t}.csv")) if (tdir / f"{t}.csv").is_file() else None
@@ -133,9 +105,9 @@ def study_section(results: Path, name: str, study, stats_cfg: dict) -> dict:
         "comparisons": table_html(tables["comparisons"], max_rows=200),
         **extra,
         "figures": [
-            {"name": fig, "caption": caption, "src": _img(fdir / f"{fig}.png")}
-            for fig, caption in FIGURES.items()
-            if (fdir / f"{fig}.png").is_file()
+            {"name": fig.name, "caption": fig.caption, "src": _img(results / name / fig.file)}
+            for fig in outputs.FIGURES
+            if (results / name / fig.file).is_file()
         ],
     }
 
@@ -168,7 +140,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str) -> 
     dirty = bool(_git("status", "--porcelain"))
     return template.render(
         generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        headline=headline(results, studies),
+        headline=headline(claims_df, cfg.raw.get("report", {}).get("headline", [])),
         claims=claims_df.to_dict("records"),
         robust=ROBUST,
         plan=table_html(plan(cfg)),

@@ -4,6 +4,7 @@ import os
 import sys
 
 from ablation import config as ablation_config
+from ablation import outputs
 from ablation.settings import cost_estimate
 
 try:
@@ -110,3 +111,30 @@ def family_json(wildcards):
 
 def per_study(pattern):
     return expand(pattern, study=list(STUDIES))
+
+
+def study_factors_json(wildcards):
+    return json.dumps(STUDIES[wildcards.study].factor_names)
+
+
+def study_plot_json(wildcards):
+    """The study's optional plot hint (hue, facet, where): a change redraws its figures."""
+    return json.dumps(
+        CFG.raw["studies"][wildcards.study].get("plot", {}), sort_keys=True
+    )
+
+
+def figure_captions(wildcards):
+    """name -> caption of every study figure (ablation.outputs), for Snakemake's report captions."""
+    return {figure.name: figure.caption for figure in outputs.FIGURES}
+
+
+def figures_outdir(wildcards, output):
+    return os.path.dirname(output[0])
+
+
+def largest_setting(name):
+    """The largest value of a setting over every run of the config (the overview figure's size)."""
+    return max(
+        getattr(run.settings, name) for runs in RUNS.values() for run in runs.values()
+    )

@@ -1,11 +1,4 @@
-# Stage 3: figures (seaborn), per study and for the whole project.
-
-FIGURES = {
-    "accuracy_by_factor": "Test accuracy against each factor",
-    "interactions": "Two-factor interactions",
-    "learning_curves": "Learning curves",
-    "grad_norms_init": "Per-layer gradient norms at initialisation",
-}
+# Stage 3: figures (seaborn), per study (declared in ablation.outputs) and for the whole project.
 
 
 rule figures:
@@ -13,16 +6,15 @@ rule figures:
         summary="results/{study}/summary.csv",
         curves="results/{study}/curves.csv",
         init_grads="results/{study}/init_grads.csv",
-        cells="results/{study}/tables/cells.csv",
     output:
         **{
-            name: report(
-                f"results/{{study}}/figures/{name}.png",
-                caption=f"../report/{name}.rst",
+            figure.name: report(
+                f"results/{{study}}/{figure.file}",
+                caption="../report/study_figures.rst",
                 category="{study}",
                 subcategory="Figures",
             )
-            for name in FIGURES
+            for figure in outputs.FIGURES
         },
     log:
         "results/{study}/logs/figures.log",
@@ -31,12 +23,15 @@ rule figures:
     conda:
         "../../environment.yml"
     params:
-        factors=lambda wildcards: json.dumps(STUDIES[wildcards.study].factor_names),
-        outdir=lambda wildcards, output: os.path.dirname(output.accuracy_by_factor),
+        factors=study_factors_json,
+        plot=study_plot_json,
+        confidence=CFG.stats["confidence"],
+        captions=figure_captions,
+        outdir=figures_outdir,
     shell:
-        "python -m ablation.plots --factors {params.factors:q} --summary {input.summary:q}"
-        " --curves {input.curves:q} --init-grads {input.init_grads:q} --cells {input.cells:q}"
-        " --outdir {params.outdir:q} > {log:q} 2>&1"
+        "python -m ablation.plots --factors {params.factors:q} --plot {params.plot:q}"
+        " --confidence {params.confidence} --summary {input.summary:q} --curves {input.curves:q}"
+        " --init-grads {input.init_grads:q} --outdir {params.outdir:q} > {log:q} 2>&1"
 
 
 rule positional_encoding_figure:
@@ -53,12 +48,8 @@ rule positional_encoding_figure:
     conda:
         "../../environment.yml"
     params:
-        seq_len=lambda wildcards: max(
-            run.settings.seq_len for runs in RUNS.values() for run in runs.values()
-        ),
-        d_model=lambda wildcards: max(
-            run.settings.d_model for runs in RUNS.values() for run in runs.values()
-        ),
+        seq_len=largest_setting("seq_len"),
+        d_model=largest_setting("d_model"),
     shell:
         "python -m ablation.plots --pe-figure {output:q} --seq-len {params.seq_len}"
         " --d-model {params.d_model} > {log:q} 2>&1"

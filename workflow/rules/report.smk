@@ -26,13 +26,13 @@ rule report:
         summaries=per_study("results/{study}/summary.csv"),
         tables=[
             path
-            for name in ("cells", "comparisons", "stability", "main_effects", "claims")
-            for path in per_study(f"results/{{study}}/tables/{name}.csv")
+            for table in outputs.TABLES
+            for path in per_study(f"results/{{study}}/{table.file}")
         ],
         figures=[
             path
-            for name in FIGURES
-            for path in per_study(f"results/{{study}}/figures/{name}.png")
+            for figure in outputs.FIGURES
+            for path in per_study(f"results/{{study}}/{figure.file}")
         ],
     output:
         report(
