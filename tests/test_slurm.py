@@ -34,7 +34,7 @@ import slurm_records as sr  # noqa: E402
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 
 SMOKE = C.load(REPO / "config" / "smoke.yaml")
-N_TRAIN = sum(s.n_runs() for s in SMOKE.studies.values())  # 44
+N_TRAIN = sum(s.n_runs() for s in SMOKE.studies.values())
 # Seconds allowed to one Snakemake run (the smoke config takes about 6-7 min on 2 idle cores).
 RUN_TIMEOUT = int(os.environ.get("SLURM_TEST_RUN_TIMEOUT", "1800"))
 LOCAL_RULES = {
