@@ -8,7 +8,7 @@ CORES ?= all
 CONFIG ?= config/config.yaml
 SNAKEMAKE := $(BIN)/snakemake
 
-.PHONY: venv reproduce resume test lint snakemake-report verify bench clean-results
+.PHONY: venv reproduce resume test lint snakemake-report verify bench clean-results gc migrate
 
 venv: $(VENV)/.installed
 
@@ -23,7 +23,7 @@ reproduce: venv
 	$(BIN)/python -m ablation.config $(CONFIG)
 	$(SNAKEMAKE) --cores $(CORES) --configfile $(CONFIG)
 	@echo
-	@echo "Report: $(CURDIR)/reports/ablation_report.html"
+	@echo "Report: $$($(BIN)/python -c 'import os, sys; from ablation.config import load; print(os.path.abspath(os.path.join(load(sys.argv[1]).outdir, "reports", "ablation_report.html")))' $(CONFIG))"
 
 ## After a kill or a crash: release Snakemake's stale lock, then carry on (finished runs are kept,
 ## half-finished ones redone: the profile sets rerun-incomplete).
@@ -52,6 +52,17 @@ verify: venv
 ## The benchmark harness (issue 5): writes benchmarks/results.md and results.json (~20 min on 2 cores).
 bench: venv
 	$(BIN)/python benchmarks/run.py
+
+## The run store (results/runs/<hash>/): list the runs no config in CONFIGS references;
+## `make gc DELETE=1` deletes them. Nothing else ever deletes a run.
+CONFIGS ?= $(wildcard config/*.yaml)
+gc: venv
+	$(BIN)/python -m ablation.store gc $(CONFIGS) $(if $(DELETE),--delete)
+
+## Move finished runs of the old layout (results/<study>/runs/<factor~value>/.../seed~N/) into the
+## run store, without training; a run already there must have the same params_sha256.
+migrate: venv
+	$(BIN)/python -m ablation.store migrate
 
 clean-results:
 	rm -rf results/*/ reports/*.html reports/*.zip .snakemake/

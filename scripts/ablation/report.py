@@ -107,6 +107,11 @@ def headline(results: Path, studies: list[str]) -> dict | None:
     return None
 
 
+def resolved_config(study) -> str:
+    """The study's "Resolved configuration": every setting once, fixed (defaults applied) or as a factor."""
+    return yaml.safe_dump({"fixed": study.fixed, "factors": study.factors, "seeds": study.seeds}, sort_keys=False)
+
+
 def study_section(results: Path, name: str, study, stats_cfg: dict) -> dict:
     tdir = results / name / "tables"
     fdir = results / name / "figures"
@@ -116,9 +121,7 @@ def study_section(results: Path, name: str, study, stats_cfg: dict) -> dict:
     return {
         "name": name,
         "description": study.description,
-        "config_yaml": yaml.safe_dump(
-            {"fixed": study.fixed, "factors": study.factors, "seeds": study.seeds}, sort_keys=False
-        ),
+        "config_yaml": resolved_config(study),
         "n_runs": len(summary),
         "n_diverged": diverged,
         "factors": study.factor_names,

@@ -10,14 +10,14 @@ FIGURES = {
 
 rule figures:
     input:
-        summary="results/{study}/summary.csv",
-        curves="results/{study}/curves.csv",
-        init_grads="results/{study}/init_grads.csv",
-        cells="results/{study}/tables/cells.csv",
+        summary=f"{RESULTS}/{{study}}/summary.csv",
+        curves=f"{RESULTS}/{{study}}/curves.csv",
+        init_grads=f"{RESULTS}/{{study}}/init_grads.csv",
+        cells=f"{RESULTS}/{{study}}/tables/cells.csv",
     output:
         **{
             name: report(
-                f"results/{{study}}/figures/{name}.png",
+                f"{RESULTS}/{{study}}/figures/{name}.png",
                 caption=f"../report/{name}.rst",
                 category="{study}",
                 subcategory="Figures",
@@ -25,14 +25,14 @@ rule figures:
             for name in FIGURES
         },
     log:
-        "results/{study}/logs/figures.log",
+        f"{RESULTS}/{{study}}/logs/figures.log",
     benchmark:
-        "results/{study}/benchmarks/figures.tsv"
+        f"{RESULTS}/{{study}}/benchmarks/figures.tsv"
     conda:
         "../../environment.yml"
     params:
-        factors=lambda wildcards: json.dumps(STUDIES[wildcards.study].factor_names),
-        outdir=lambda wildcards, output: os.path.dirname(output.accuracy_by_factor),
+        factors=study_factors_json,
+        outdir=output_dir,
     shell:
         "python -m ablation.plots --factors {params.factors:q} --summary {input.summary:q}"
         " --curves {input.curves:q} --init-grads {input.init_grads:q} --cells {input.cells:q}"
@@ -42,23 +42,19 @@ rule figures:
 rule positional_encoding_figure:
     output:
         report(
-            "results/figures/positional_encoding.png",
+            f"{RESULTS}/figures/positional_encoding.png",
             caption="../report/positional_encoding.rst",
             category="Overview",
         ),
     log:
-        "results/logs/positional_encoding_figure.log",
+        f"{RESULTS}/logs/positional_encoding_figure.log",
     benchmark:
-        "results/benchmarks/positional_encoding_figure.tsv"
+        f"{RESULTS}/benchmarks/positional_encoding_figure.tsv"
     conda:
         "../../environment.yml"
     params:
-        seq_len=lambda wildcards: max(
-            run.settings.seq_len for runs in RUNS.values() for run in runs.values()
-        ),
-        d_model=lambda wildcards: max(
-            run.settings.d_model for runs in RUNS.values() for run in runs.values()
-        ),
+        seq_len=max_seq_len,
+        d_model=max_d_model,
     shell:
         "python -m ablation.plots --pe-figure {output:q} --seq-len {params.seq_len}"
         " --d-model {params.d_model} > {log:q} 2>&1"
