@@ -64,5 +64,8 @@ gc: venv
 migrate: venv
 	$(BIN)/python -m ablation.store migrate
 
-clean-results:
-	rm -rf results/*/ reports/*.html reports/*.zip .snakemake/
+## The tables, figures and reports of the configs in CONFIGS (their outdirs); the run store
+## (results/runs/) stays: `make gc`.
+clean-results: venv
+	find results -mindepth 1 -maxdepth 1 -type d ! -name runs -exec rm -rf {} +
+	rm -rf reports/*.html reports/*.zip .snakemake/ $$($(BIN)/python -c 'import sys; from ablation.config import load; print(*sorted({load(p).outdir for p in sys.argv[1:]} - {"."}))' $(CONFIGS))
