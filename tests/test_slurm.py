@@ -127,7 +127,7 @@ def test_smoke_config_runs_through_the_slurm_profile(slurm_smoke):
     assert slurm_smoke.proc.returncode == 0, _tail(out)
     assert "Using workflow specific profile workflow/profiles/slurm" in out
     assert slurm_smoke.log.run_uuid, "no 'SLURM run ID' line: not the SLURM executor?"
-    assert (slurm_smoke.work / "reports" / "ablation_report.html").is_file()
+    assert (slurm_smoke.work / SMOKE.outdir / "reports" / "ablation_report.html").is_file()
 
 
 def _trained_run(task_log: Path) -> str | None:
