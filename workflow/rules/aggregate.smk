@@ -91,8 +91,8 @@ rule analyze:
 # read every study's results.
 rule claims:
     input:
-        summaries=per_study(f"{RESULTS}/{{study}}/summary.csv"),
-        init_grads=per_study(f"{RESULTS}/{{study}}/init_grads.csv"),
+        summaries=per_study_by_name(f"{RESULTS}/{{study}}/summary.csv"),
+        init_grads=per_study_by_name(f"{RESULTS}/{{study}}/init_grads.csv"),
     output:
         report(
             f"{RESULTS}/{{study}}/tables/claims.csv",

@@ -109,7 +109,8 @@ def analysis_json(wildcards):
 
 def family_json(wildcards):
     """What the claims' verdicts depend on beyond the results: every study's factors and claims
-    (one error family, in the order of the summaries) and the stats settings."""
+    (one error family; studies in name order, as per_study_by_name lists their summaries) and the
+    stats settings."""
     studies = {
         name: {"factors": study.factor_names, "claims": study.claims}
         for name, study in STUDIES.items()
@@ -119,6 +120,11 @@ def family_json(wildcards):
 
 def per_study(pattern):
     return expand(pattern, study=list(STUDIES))
+
+
+def per_study_by_name(pattern):
+    """Per study in name order, as family_json lists them: the claims do not depend on key order."""
+    return expand(pattern, study=sorted(STUDIES))
 
 
 def output_dir(wildcards, output):
