@@ -7,7 +7,8 @@ The package as of ``--base`` (default: the merge-base with main) is unpacked int
 folder. Two worker processes, one per version, train every cell of the study (its first seed, the
 config's settings with ``--epochs`` epochs) at 1 thread on the same data, in rounds: the two
 versions alternate which goes first, and each cell keeps its fastest train_seconds over the
-rounds. /proc/loadavg is recorded around every worker. Also checks that both versions give every
+rounds (and its fastest CPU time: on a shared machine the steadier measure). /proc/loadavg is
+recorded around every worker. Also checks that both versions give every
 cell the same params_sha256 and metrics (the speed-ups must be bit-identical).
 
 Prints a JSON summary (sum of train_seconds, base / new ratio, slowest cell) and writes the rows to
@@ -45,8 +46,9 @@ out = []
 for cell in cells:
     s = S.from_dict(cell)
     data = make_order_data(s)
+    c0 = time.process_time()
     r = train_run(s, data=data)
-    out.append({"train_seconds": r.train_seconds, "params_sha256": r.params_sha256,
+    out.append({"train_seconds": r.train_seconds, "cpu_seconds": time.process_time() - c0, "params_sha256": r.params_sha256,
                 "test_acc": r.test_acc, "final_train_loss": r.final_train_loss,
                 "curve": [row["train_loss"] for row in r.curve]})
 print(json.dumps({"package": ablation.__file__, "rows": out}))
@@ -101,7 +103,7 @@ def main(argv=None) -> int:
     cells = study_cells(args.config, args.study, args.epochs)
     with tempfile.TemporaryDirectory() as tmp:
         paths = {"base": unpack(base, Path(tmp)), "new": REPO / "scripts"}
-        best = {name: [None] * len(cells) for name in paths}
+        best = {(name, k): [None] * len(cells) for name in paths for k in ("train_seconds", "cpu_seconds")}
         rows_of, loads = {}, []
         t0 = time.perf_counter()
         for r in range(args.rounds):
@@ -111,14 +113,18 @@ def main(argv=None) -> int:
                 loads.append({"round": r, "version": name, "loadavg": res["loadavg"]})
                 rows_of[name] = res["rows"]
                 for i, row in enumerate(res["rows"]):
-                    if best[name][i] is None or row["train_seconds"] < best[name][i]:
-                        best[name][i] = row["train_seconds"]
+                    for k in ("train_seconds", "cpu_seconds"):
+                        if best[name, k][i] is None or row[k] < best[name, k][i]:
+                            best[name, k][i] = row[k]
     rows = []
     for i, cell in enumerate(cells):
         b, n = rows_of["base"][i], rows_of["new"][i]
         same = all(b[k] == n[k] for k in ("params_sha256", "test_acc", "final_train_loss", "curve"))
-        rows.append({"cell": cell, "base_s": best["base"][i], "new_s": best["new"][i],
-                     "ratio": best["base"][i] / best["new"][i], "identical": same})  # fmt: skip
+        rows.append({"cell": cell, "base_s": best["base", "train_seconds"][i], "new_s": best["new", "train_seconds"][i],
+                     "base_cpu_s": best["base", "cpu_seconds"][i], "new_cpu_s": best["new", "cpu_seconds"][i],
+                     "identical": same})  # fmt: skip
+        rows[-1]["ratio"] = rows[-1]["base_s"] / rows[-1]["new_s"]
+        rows[-1]["cpu_ratio"] = rows[-1]["base_cpu_s"] / rows[-1]["new_cpu_s"]
     slowest = min(rows, key=lambda row: row["ratio"])
     summary = {
         "base": base,
@@ -128,6 +134,9 @@ def main(argv=None) -> int:
         "rounds": args.rounds,
         "sum_base_s": sum(row["base_s"] for row in rows),
         "sum_new_s": sum(row["new_s"] for row in rows),
+        "sum_base_cpu_s": sum(row["base_cpu_s"] for row in rows),
+        "sum_new_cpu_s": sum(row["new_cpu_s"] for row in rows),
+        "min_cell_cpu_ratio": min(row["cpu_ratio"] for row in rows),
         "all_identical": all(row["identical"] for row in rows),
         "min_cell_ratio": slowest["ratio"],
         "min_cell": {k: slowest["cell"][k] for k in ("pos_enc", "heads", "seq_len", "norm") if k in slowest["cell"]},
@@ -135,6 +144,7 @@ def main(argv=None) -> int:
         "wall_s": time.perf_counter() - t0,
     }
     summary["ratio"] = summary["sum_base_s"] / summary["sum_new_s"]
+    summary["cpu_ratio"] = summary["sum_base_cpu_s"] / summary["sum_new_cpu_s"]
     if args.out:
         args.out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
     print(json.dumps({k: v for k, v in summary.items() if k != "loadavg"}, indent=1))

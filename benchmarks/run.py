@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The benchmark harness (issue 5): the pipeline against a hand-written loop, per-job overhead,
+"""The benchmark harness: the pipeline against a hand-written loop, per-job overhead,
 training speed, scale, and where the per-job overhead goes.
 
     python benchmarks/run.py            # the full harness (~20 min on a quiet 2-core machine); `make bench`
@@ -484,7 +484,7 @@ def section_speed(tmp: Path, quick: bool) -> dict:
 # ----------------------------------------------------------------------------- section 4
 
 
-RULES_TIMED = ("index", "summarize", "analyze", "figures", "report")
+RULES_TIMED = ("index", "summarize", "analyze", "claims", "figures", "report")
 
 
 def shell_commands(dry_run_output: str) -> dict[str, list[str]]:
