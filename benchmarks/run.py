@@ -954,41 +954,11 @@ def meter_note(rec: dict | None) -> str:
             f"{100 * rec['foreign_share']:.0f} % of the CPU{flag}")  # fmt: skip
 
 
-README = REPO / "README.md"
-README_START = "<!-- benchmark goals: written by benchmarks/run.py, do not edit -->"
-README_END = "<!-- end of benchmark goals -->"
-
-
-def readme_block(R: dict) -> str:
-    """The goals table of a full run, for the README (between README_START and README_END)."""
-    mch = R["machine"]
-    lines = [README_START, "",
-             f"From the last full harness run ({R['date']}, commit {mch['git_commit']}"
-             f"{' with uncommitted changes' if mch['git_dirty'] else ''}, {mch['cores']} cores; details in "
-             "[benchmarks/results.md](benchmarks/results.md)):", "",
-             "| goal | target | measured | status |", "| --- | --- | --- | --- |"]  # fmt: skip
-    lines += [f"| {g['goal']} | {g['target']} | {g['shown']} | **{g['status']}** |" for g in R["goals"]]
-    if R["load"]["busy"] or any(R["busy_sections"].values()):
-        lines += ["", "The machine was busy during that run: the timings are inflated."]
-    return "\n".join([*lines, "", README_END])
-
-
-def update_readme(text: str, R: dict) -> str:
-    """``text`` (the README) with its benchmark-goals block replaced by this run's."""
-    start, end = text.find(README_START), text.find(README_END)
-    if start < 0 or end < start:
-        raise ValueError(f"README.md has no block between {README_START!r} and {README_END!r}")
-    return text[:start] + readme_block(R) + text[end + len(README_END) :]
-
-
 def write_outputs(R: dict, out_dir: Path) -> None:
-    """results.json and results.md in ``out_dir``; a full run into benchmarks/ also updates the README."""
+    """results.json and results.md in ``out_dir`` (the README links to results.md)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "results.json").write_text(json.dumps(R, indent=1, default=str) + "\n")
     (out_dir / "results.md").write_text(render(R))
-    if not R["quick"] and out_dir.resolve() == HERE.resolve():
-        README.write_text(update_readme(README.read_text(), R))
-        log(f"updated the goals table in {README}")
 
 
 def render(R: dict) -> str:
