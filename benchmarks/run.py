@@ -416,8 +416,7 @@ def _overhead(p: dict) -> dict:
     if p.get("sum_train_job_wall_s"):
         # a train job's wall (its benchmark: file) minus its train_seconds; with the fork server the job's
         # process is the client, which waits for the forked child: its wall still spans the whole training
-        n_train = p.get("n_train_jobs_benchmarked") or p["n_runs"]  # (older results: no count)
-        out["job_process_overhead_s"] = (p["sum_train_job_wall_s"] - train) / max(1, n_train)
+        out["job_process_overhead_s"] = (p["sum_train_job_wall_s"] - train) / max(1, p["n_train_jobs_benchmarked"])
         out["snakemake_and_idle_per_job_s"] = (wall * cores - p["sum_job_wall_s"]) / jobs
     return out
 
@@ -1009,8 +1008,7 @@ def render(R: dict) -> str:
           f"{c['defaults']['epochs']} epochs, {c['defaults']['n_train']} train / {c['defaults']['n_test']} test).\n")  # fmt: skip
         w("| | wall | CPU time (all its processes) | Σ in-run seconds | conditions |")
         w("| --- | --- | --- | --- | --- |")
-        shipped = "launchers" in p  # results of older harness versions measured the pipeline without the server
-        w(f"| pipeline{' as shipped (fork server on)' if shipped else ''}: `snakemake --cores {p['cores']}` → summary.csv "
+        w(f"| pipeline as shipped (fork server on): `snakemake --cores {p['cores']}` → summary.csv "
           f"({p['n_jobs']} jobs) | {p['wall_s']:.1f} s | {fmt_cpu(p)} | {p['sum_train_seconds']:.1f} s (train_seconds) | "
           f"{meter_note(p['meter'])} |")  # fmt: skip
         w(f"| naive: benchmarks/naive.py, one process, {nv['threads']} torch threads | {nv['wall_s']:.1f} s | "
@@ -1032,9 +1030,8 @@ def render(R: dict) -> str:
               "torch.optim.Adam (single-tensor) and nn.MultiheadAttention; over 300 full-batch steps a run "
               "near a decision boundary (mostly runs without positional encoding, which hover at chance) can "
               "end a few test sequences apart.")  # fmt: skip
-        if shipped:
-            w(f"\nHow the runs were trained (provenance.json `launcher`): pipeline {launcher_text(p)}"
-              + (f"; without the fork server {launcher_text(b)}" if "launchers" in b else "") + ".")  # fmt: skip
+        w(f"\nHow the runs were trained (provenance.json `launcher`): pipeline {launcher_text(p)}"
+          + (f"; without the fork server {launcher_text(b)}" if "launchers" in b else "") + ".")  # fmt: skip
         if "identical_params" in b:
             diff = b.get("different_params") or []
             w(f"\nWith and without the fork server: {b['identical_params']}/{p['n_runs']} runs with bit-identical final "
