@@ -26,7 +26,6 @@ from ablation import settings as S
 from ablation.data import make_order_data
 from ablation.train import train_run
 
-
 KINDS = ("attention kernel", "matrix products", "everything else")
 
 
