@@ -246,6 +246,11 @@ def largest_effects(results: Path, studies: list[str], alpha: float, k: int = LA
 # ---------------------------------------------------------------- sections
 
 
+def resolved_config(study) -> str:
+    """The study's "Resolved configuration": every setting once, fixed (defaults applied) or as a factor."""
+    return yaml.safe_dump({"fixed": study.fixed, "factors": study.factors, "seeds": study.seeds}, sort_keys=False)
+
+
 def figure_entries(results: Path, name: str) -> list[dict]:
     from .plots import empty_reason
 
@@ -284,9 +289,7 @@ def study_section(results: Path, name: str, study, stats_cfg: dict, interactive:
     return {
         "name": name,
         "description": study.description,
-        "config_yaml": yaml.safe_dump(
-            {"fixed": study.fixed, "factors": study.factors, "seeds": study.seeds}, sort_keys=False
-        ),
+        "config_yaml": resolved_config(study),
         "n_runs": len(summary),
         "n_expected": expected,
         "n_diverged": diverged,
