@@ -19,7 +19,8 @@ class Output:
     name: str
     file: str  # relative to results/<study>/
     caption: str
-    title: str = ""  # a short heading (tables)
+    title: str = ""  # a short heading
+    collapsed: bool = False  # the HTML report shows it folded (a click away), to keep the page short
 
 
 FIGURES = (
@@ -39,6 +40,7 @@ FIGURES = (
         "Training loss and accuracy per epoch, grouped by the study's first factor and split into rows by its "
         "second (or by its plot hint): each run thin (in a group of more than 100 runs: the band from the 5th to "
         "the 95th percentile of its runs), each group's mean bold.",
+        "learning curves", True,
     ),
     Output(
         "grad_norms_init", "figures/grad_norms_init.png",
@@ -78,18 +80,18 @@ TABLES = (
         "Paired comparisons",
     ),
     Output(
+        "summary", "summary.csv",
+        "One row per training run of the study: its settings, status (ok or diverged), final training loss and "
+        "accuracy, test counts and accuracy, training time and the sha256 of its final parameters.",
+        "Runs",
+    ),
+    Output(
         "claims", "tables/claims.csv",
         "The study's claims (from the config), each with its verdict (SUPPORTED, CONTRADICTED or INCONCLUSIVE), "
         "the estimate and interval over seeds it rests on, its p-value and Holm-adjusted p-value over every claim "
         "of the config (one error family), and the share of leave-one-seed-out evaluations that repeat the "
         "verdict (robustness).",
         "Claims",
-    ),
-    Output(
-        "summary", "summary.csv",
-        "One row per training run of the study: its settings, status (ok or diverged), final training loss and "
-        "accuracy, test counts and accuracy, training time and the sha256 of its final parameters.",
-        "Runs",
     ),
 )  # fmt: skip
 
@@ -197,10 +199,6 @@ GLOSSARY = {
     "original_sha256": "params_sha256 of the original run.",
     "rerun_sha256": "params_sha256 of the re-run.",
 }
-
-
-def study_path(study: str, output: Output) -> str:
-    return f"results/{study}/{output.file}"
 
 
 def glossary_markdown(columns=None) -> str:

@@ -179,22 +179,38 @@ def interval_text(c: dict, spec: dict) -> str:
     return f"{100 * c['ci_lo']:.1f} to {100 * c['ci_hi']:.1f} %"
 
 
-def claim_sentence(c: dict, spec: dict, confidence: float) -> str:
+def estimate_short(c: dict, spec: dict) -> str:
+    """Estimate and interval in one short cell: 50.0 % [7.9, 92.1], -1.6 pp [-100.0, +100.0]."""
+    if _isnan(c.get("estimate")):
+        return "not applicable"
+    lo, hi = c.get("ci_lo"), c.get("ci_hi")
+    if spec["kind"] == "grad_trend":
+        ci = "" if _isnan(lo) or _isnan(hi) else f" [{lo:+.3f}, {hi:+.3f}]"
+        return f"{c['estimate']:+.3f}/layer{ci}"
+    paired = spec["kind"] in ("equivalent", "not_worse", "better")
+    num = (lambda x: f"{100 * x:+.1f}") if paired else (lambda x: f"{100 * x:.1f}")
+    ci = "" if _isnan(lo) or _isnan(hi) else f" [{num(lo)}, {num(hi)}]"
+    return f"{num(c['estimate'])} {'pp' if paired else '%'}{ci}"
+
+
+def claim_sentence(c: dict, spec: dict, confidence: float, long: bool = False) -> str:
     """One sentence in plain words: what was measured, with its unit, its interval, what n counts,
     and what the claim needs."""
     kind, n = spec["kind"], c.get("n")
     seeds = f"{int(n)} seeds" if not _isnan(n) else "no seeds"
     metric = METRIC_WORDS.get(spec.get("metric", "test_acc"), spec.get("metric", "test_acc"))
     ci = f"{100 * confidence:g} % interval {interval_text(c, spec)}"
+    if not long:
+        ci = ""
     if kind in ("at_value", "at_least"):
-        said = f"Mean {metric}{_where(spec)}, over {seeds}: {estimate_text(c, spec)} ({ci})"
+        said = f"Mean {metric}{_where(spec)}, over {seeds}: {estimate_text(c, spec)}" + (f" ({ci})" if ci else "")
         need = (f"within {100 * spec['tolerance']:.2g} percentage points of {pct(spec['target'])}" if kind == "at_value"
                 else f"at least {pct(spec['threshold'])}")  # fmt: skip
         return f"{said}; the claim needs the interval {need}."
     if kind in ("equivalent", "not_worse", "better"):
         f, (a, b) = spec["factor"], spec["levels"]
         said = (f"{metric[0].upper()}{metric[1:]} with {f} = {b} minus with {f} = {a}{_where(spec)}, averaged within "
-                f"each of {seeds}: {estimate_text(c, spec)} ({ci})")  # fmt: skip
+                f"each of {seeds}: {estimate_text(c, spec)}" + (f" ({ci})" if ci else ""))  # fmt: skip
         need = {"equivalent": f"the interval within ±{100 * spec.get('margin', 0):.2g} percentage points",
                 "not_worse": f"the interval's lower end above {-100 * spec.get('margin', 0):.2g} percentage points",
                 "better": "a difference above 0 (a sign-flip test)"}[kind]  # fmt: skip
@@ -203,7 +219,8 @@ def claim_sentence(c: dict, spec: dict, confidence: float) -> str:
         est = c.get("estimate")
         growth = "" if _isnan(est) else f", {100 * (math.exp(est) - 1):+.1f} % per layer"
         return (f"Slope of ln(gradient norm at step 0) over the layers for {spec['factor']} = {spec['growing']}"
-                f"{_where(spec)}, over {seeds}: {estimate_text(c, spec)}{growth} ({ci}); the claim needs it above 0, "
+                f"{_where(spec)}, over {seeds}: {estimate_text(c, spec)}{growth}" + (f" ({ci})" if ci else "")
+                + "; the claim needs it above 0, "
                 f"and the slope for {spec['flat']} within ±{spec['flat_margin']:g}.")  # fmt: skip
     return f"{c.get('rule', '')}."
 
@@ -233,9 +250,9 @@ def largest_effects(results: Path, studies: list[str], alpha: float, k: int = LA
         {
             "study": r["study"],
             "what": f"{r['factor']} = {r['level_b']} instead of {r['level_a']}",
-            "effect": pp(r["mean_diff"]),
+            "effect": f"{100 * r['mean_diff']:+.1f} pp",
             "interval": (EMPTY if _isnan(r.get("ci_lo")) else
-                         f"{100 * r['ci_lo']:+.1f} to {100 * r['ci_hi']:+.1f} percentage points"),  # fmt: skip
+                         f"{100 * r['ci_lo']:+.1f} to {100 * r['ci_hi']:+.1f} pp"),  # fmt: skip
             "n": f"{int(r['n_seeds'])} seeds",
             "significant": significance_text(r, alpha),
         }
@@ -259,8 +276,8 @@ def figure_entries(results: Path, name: str) -> list[dict]:
         path = results / name / fig.file
         if path.is_file():
             reason = empty_reason(path)
-            out.append({"name": fig.name, "caption": fig.caption, "empty": reason,
-                        "src": None if reason else _img(path)})  # fmt: skip
+            out.append({"name": fig.name, "caption": fig.caption, "empty": reason, "collapsed": fig.collapsed,
+                        "title": fig.title or fig.name, "src": None if reason else _img(path)})  # fmt: skip
     return out
 
 
@@ -364,6 +381,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         c["fragile"] = not _isnan(c.get("robustness")) and c["robustness"] < ROBUST
         c["estimate_text"] = estimate_text(c, spec)
         c["interval_text"] = interval_text(c, spec)
+        c["estimate_short"] = estimate_short(c, spec)
         c["sentence"] = claim_sentence(c, spec, cfg.stats["confidence"])
         c["n_text"] = EMPTY if _isnan(c.get("n")) else f"{int(c['n'])} seeds"
     tally = {v: sum(c["verdict"] == v for c in records) for v in ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")}
