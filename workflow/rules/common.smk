@@ -168,6 +168,27 @@ def figure_captions(wildcards):
     return {figure.name: figure.caption for figure in outputs.FIGURES}
 
 
+def table_captions(wildcards):
+    """name -> caption of every study table and of verify.csv (ablation.outputs), for Snakemake's
+    report captions (workflow/report/<name>.rst)."""
+    return {table.name: table.caption for table in (*outputs.TABLES, outputs.VERIFY)}
+
+
+def study_output(name, subcategory):
+    """A study's table or figure (declared in ablation.outputs), flagged for Snakemake's report and
+    labelled with its study and file, so the studies' files of the same name can be told apart.
+    """
+    out = next(o for o in (*outputs.TABLES, *outputs.FIGURES) if o.name == name)
+    caption = "study_figures" if out in outputs.FIGURES else name
+    return report(
+        f"{RESULTS}/{{study}}/{out.file}",
+        caption=f"../report/{caption}.rst",
+        category="{study}",
+        subcategory=subcategory,
+        labels={"study": "{study}", "file": out.file},
+    )
+
+
 def max_setting(name):
     """The largest value of a setting over every run of the config (a named helper per use)."""
     return max(getattr(run.settings, name) for run in RUN_BY_HASH.values())

@@ -7,6 +7,7 @@ rule implementation_checks:
             f"{RESULTS}/checks.csv",
             caption="../report/checks.rst",
             category="Overview",
+            labels={"study": "all studies", "file": "checks.csv"},
         ),
     log:
         f"{RESULTS}/logs/implementation_checks.log",
@@ -39,6 +40,7 @@ rule report:
             f"{REPORTS}/ablation_report.html",
             caption="../report/ablation_report.rst",
             category="Overview",
+            labels={"study": "all studies", "file": "ablation_report.html"},
         ),
     log:
         f"{RESULTS}/logs/report.log",
