@@ -1,8 +1,11 @@
 """Compare two results folders, run by run and claim by claim, as ``dvc metrics diff`` does for DVC
 users; and write the trimmed copy of a results folder that is committed as ``reference/``.
 
-    python -m ablation.compare diff RESULTS OTHER      # make compare REF=OTHER
-    python -m ablation.compare reference RESULTS --out reference   # make reference
+    python -m ablation.compare diff [RESULTS] OTHER [--config C]        # make compare REF=OTHER
+    python -m ablation.compare reference [RESULTS] --out reference [--config C]   # make reference
+    python -m ablation.compare verified [VERIFY_CSV] [--config C]       # make verify's result line
+
+RESULTS defaults to the results folder of the config given with --config (``<outdir>/results``).
 
 Either side may be a results folder (``<study>/summary.csv``, ``<study>/tables/claims.csv``) or a
 reference folder (``<study>/summary.csv``, ``<study>/claims.csv``, ``<study>/environment.json``).
@@ -22,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import io
+from .store import STORE
 
 SUMMARY_KEEP = ("run_id", "hash", "test_acc", "status", "params_sha256")
 """The columns of summary.csv a reference keeps (``hash``: where the results have a run store)."""
@@ -42,6 +46,10 @@ def _read_summary(folder: Path, study: str) -> pd.DataFrame:
     missing = [c for c in ("run_id", "test_acc", "status", "params_sha256") if c not in df.columns]
     if missing:
         raise CompareError(f"{path}: no column {', '.join(missing)}")
+    index = folder / study / "runs.csv"  # the run store's index: run id -> hash of the run's settings
+    if "hash" not in df.columns and index.is_file():
+        hashes = pd.read_csv(index, dtype=str, usecols=["run_id", "hash"])
+        df = df.merge(hashes, on="run_id", how="left")
     return df
 
 
@@ -53,15 +61,16 @@ def _read_claims(folder: Path, study: str) -> pd.DataFrame:
 
 
 def _provenance_files(folder: Path, study: str, summary: pd.DataFrame) -> list[Path]:
-    """provenance.json of the study's runs: in the study's runs/ folder, or in the run store."""
-    files = sorted((folder / study / "runs").glob("**/provenance.json"))
-    if not files and "hash" in summary.columns:
-        for store in (folder / "runs", folder.parent / "results" / "runs", Path("results") / "runs"):
-            found = [store / h / "provenance.json" for h in summary["hash"].dropna()]
-            found = [p for p in found if p.is_file()]
-            if found:
-                return found
-    return files
+    """provenance.json of the study's runs, in the run store (results/runs/<hash>/, or runs/ beside
+    the study folders)."""
+    if "hash" not in summary.columns:
+        return []
+    for store in (STORE, folder / "runs"):
+        found = [store / h / "provenance.json" for h in summary["hash"].dropna()]
+        found = [p for p in found if p.is_file()]
+        if found:
+            return found
+    return []
 
 
 def environment(folder: Path, study: str, summary: pd.DataFrame | None = None) -> dict:
@@ -177,22 +186,59 @@ def write_reference(results: Path, out: Path, studies: list[str] | None = None) 
     return written
 
 
+def verified_line(path: Path) -> tuple[str, bool]:
+    """(the result line of verify.csv, whether every re-trained run was bit-identical)."""
+    if not Path(path).is_file():
+        raise CompareError(f"{path}: missing (run `make verify`)")
+    df = pd.read_csv(path)
+    if "identical" not in df.columns:
+        raise CompareError(f"{path}: no column identical")
+    same = df["identical"].astype(str).str.lower() == "true"
+    line = f"{int(same.sum())} of {len(df)} runs reproduced bit-identically"
+    differ = [f"{r.study}/{r.run_id}" for r in df[~same].itertuples()] if {"study", "run_id"} <= set(df) else []
+    if differ:
+        line += f"; differ: {', '.join(differ)}"
+    return line, bool(same.all()) and len(df) > 0
+
+
+def results_dir(config: Path | None) -> Path:
+    """The results folder of ``config`` (``<outdir>/results``)."""
+    if config is None:
+        raise CompareError("give the results folder, or --config CONFIG to use that config's")
+    from .config import load
+
+    return Path(load(config).outdir) / "results"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ablation.compare", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
     d = sub.add_parser("diff", help="compare two results (or reference) folders")
-    d.add_argument("here", type=Path, help="a results folder")
-    d.add_argument("ref", type=Path, help="the results or reference folder to compare it with")
+    d.add_argument("paths", type=Path, nargs="+", metavar="[RESULTS] OTHER",
+                   help="a results folder (default: the config's) and the results or reference folder to compare "
+                   "it with")  # fmt: skip
     r = sub.add_parser("reference", help="write the trimmed reference copy of a results folder")
-    r.add_argument("results", type=Path)
+    r.add_argument("results", type=Path, nargs="?", help="default: the config's results folder")
     r.add_argument("--out", type=Path, default=Path("reference"))
+    v = sub.add_parser("verified", help="print make verify's result line; exit 1 unless every run is identical")
+    v.add_argument("verify_csv", type=Path, nargs="?", help="default: verify.csv of the config's results folder")
+    for p in (d, r, v):
+        p.add_argument("--config", type=Path, help="the config whose results folder is meant")
     args = ap.parse_args(argv)
     try:
+        if args.command == "verified":
+            line, ok = verified_line(args.verify_csv or results_dir(args.config) / "verify.csv")
+            print(line)
+            return 0 if ok else 1
         if args.command == "reference":
-            for path in write_reference(args.results, args.out):
+            for path in write_reference(args.results or results_dir(args.config), args.out):
                 print(f"wrote {path}")
             return 0
-        results = compare(args.here, args.ref)
+        if len(args.paths) > 2:
+            ap.error("diff takes at most two folders")
+        here, other = args.paths if len(args.paths) == 2 else (results_dir(args.config), args.paths[0])
+        args.here, args.ref = here, other
+        results = compare(here, other)
     except CompareError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
