@@ -44,7 +44,7 @@ def test_report_renders_in_chromium(smoke_run, tmp_path):
             page.on("requestfailed", lambda req: errors.append(f"request failed: {req.url}"))
             page.on("request", lambda req: req.url.startswith(("http:", "https:")) and requests.append(req.url))
             page.goto(report.as_uri(), wait_until="load")
-            page.wait_for_selector("table.dataTable", timeout=15_000)  # itables ran from the embedded bundle
+            page.wait_for_selector("table.dataTable", state="attached", timeout=15_000)  # itables ran, offline
             images = page.eval_on_selector_all(
                 "img", "imgs => imgs.map(i => ({alt: i.alt, ok: i.complete && i.naturalWidth > 0}))"
             )

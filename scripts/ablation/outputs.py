@@ -110,6 +110,14 @@ GLOSSARY = {
     "test_acc": "Accuracy on the swap-paired test set (0-1; shown as %); 50 % is chance.",
     "final_train_acc": "Training accuracy after the last epoch (0-1).",
     "params_sha256": "sha256 of the final parameters: equal hashes mean bit-identical models.",
+    "hash": "The run's folder in the run store (results/runs/<hash>/): a hash of all its settings.",
+    "epochs_run": "Epochs trained (fewer than configured when the run diverged).",
+    "final_train_loss": "Training loss after the last epoch.",
+    "test_correct": "Test sequences classified correctly.",
+    "test_total": "Test sequences.",
+    "train_seconds": "Wall-clock seconds of training (not compared when runs are checked for bit-identity).",
+    "threads": "Torch threads the run trained with (part of what makes it bit-identical).",
+    "device_used": "The device the run trained on (cpu or cuda).",
     # cells
     "n": "How many units the row rests on: runs in cells and stability, seeds in claims and marginal means.",
     "n_ok": "Runs that finished without diverging.",
@@ -201,21 +209,56 @@ GLOSSARY = {
 }
 
 
-def glossary_markdown(columns=None) -> str:
-    """The glossary as a Markdown table (every column, or those of ``columns``)."""
-    names = list(GLOSSARY) if columns is None else [c for c in columns if c in GLOSSARY]
+def full_glossary() -> dict[str, str]:
+    """GLOSSARY, then every run setting (a column of summary.csv and of the per-cell tables) with its
+    description from the config schema, where it is declared."""
+    from .settings import setting_specs  # yaml: not at import time (the Snakefile imports this module)
+
+    settings = {name: f"Setting: {spec.get('description', '')}" for name, spec in setting_specs().items()}
+    return GLOSSARY | {k: v for k, v in settings.items() if k not in GLOSSARY}
+
+
+def glossary_markdown() -> str:
+    """The full glossary as a Markdown table (results/README.md carries it)."""
     lines = ["| column | meaning |", "| --- | --- |"]
-    lines += [f"| `{name}` | {GLOSSARY[name]} |" for name in names]
+    lines += [f"| `{name}` | {text.replace('|', '/')} |" for name, text in full_glossary().items()]
     return "\n".join(lines)
+
+
+GLOSSARY_BEGIN = "<!-- column glossary: written by `python -m ablation.outputs --update results/README.md` -->"
+GLOSSARY_END = "<!-- end of column glossary -->"
+
+
+def update_readme(path) -> bool:
+    """Rewrite the glossary between GLOSSARY_BEGIN and GLOSSARY_END in ``path``; True if it changed."""
+    from pathlib import Path
+
+    text = Path(path).read_text(encoding="utf-8")
+    if GLOSSARY_BEGIN not in text or GLOSSARY_END not in text:
+        raise ValueError(f"{path}: no glossary markers ({GLOSSARY_BEGIN} ... {GLOSSARY_END})")
+    head, rest = text.split(GLOSSARY_BEGIN, 1)
+    _, tail = rest.split(GLOSSARY_END, 1)
+    new = f"{head}{GLOSSARY_BEGIN}\n{glossary_markdown()}\n{GLOSSARY_END}{tail}"
+    if new != text:
+        Path(path).write_text(new, encoding="utf-8")
+    return new != text
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ablation.outputs", description="The column glossary.")
     ap.add_argument("--glossary", action="store_true", help="print the glossary as a Markdown table")
+    ap.add_argument("--update", metavar="README", help="rewrite the glossary section of this Markdown file")
     args = ap.parse_args(argv)
-    if not args.glossary:
-        ap.error("nothing to do: give --glossary")
-    print(glossary_markdown())
+    if args.update:
+        try:
+            changed = update_readme(args.update)
+        except (OSError, ValueError) as exc:
+            ap.error(str(exc))
+        print(f"{args.update}: glossary {'updated' if changed else 'already up to date'}")
+    elif args.glossary:
+        print(glossary_markdown())
+    else:
+        ap.error("nothing to do: give --glossary or --update README")
     return 0
 
 

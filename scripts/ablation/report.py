@@ -421,7 +421,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         pe_figure=_img(results / "figures" / "positional_encoding.png")
         if (results / "figures" / "positional_encoding.png").is_file()
         else None,
-        glossary=outputs.GLOSSARY,
+        glossary=outputs.full_glossary(),
         itables_head=interactive.head() if interactive.count else "",
         config_yaml=yaml.safe_dump(raw_config, sort_keys=False),
         stats=cfg.stats,
