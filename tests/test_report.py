@@ -58,7 +58,8 @@ def test_estimates_carry_units_and_no_raw_nan_anywhere(smoke):
 def test_largest_effects_use_the_intervals_over_seeds(smoke):
     cfg, results, _ = smoke
     effects = report.largest_effects(results, list(cfg.studies), cfg.stats["alpha"])
-    rows = pd.concat([pd.read_csv(results / s / "tables" / "comparisons.csv").assign(study=s) for s in cfg.studies])
+    tables = [pd.read_csv(results / s / "tables" / "comparisons.csv").assign(study=s) for s in cfg.studies]
+    rows = pd.concat(tables, ignore_index=True)
     top = rows.loc[rows["mean_diff"].abs().idxmax()]
     assert effects[0]["study"] == top["study"]
     assert effects[0]["interval"] == f"{100 * top['ci_lo']:+.1f} to {100 * top['ci_hi']:+.1f} pp"

@@ -118,6 +118,12 @@ GLOSSARY = {
     "train_seconds": "Wall-clock seconds of training (not compared when runs are checked for bit-identity).",
     "threads": "Torch threads the run trained with (part of what makes it bit-identical).",
     "device_used": "The device the run trained on (cpu or cuda).",
+    # learning curves and initial gradient norms (curves.csv, init_grads.csv)
+    "epoch": "The training step (full-batch: one step per epoch); in curves.csv, lr is the learning rate at it.",
+    "train_loss": "Training loss at that epoch.",
+    "train_acc": "Training accuracy at that epoch (0-1).",
+    "grad_norm": "Gradient norm: of all parameters at that epoch (curves.csv), of one layer at step 0 (init_grads.csv).",
+    "layer": "Layer index, 0 next to the input.",
     # cells
     "n": "How many units the row rests on: runs in cells and stability, seeds in claims and marginal means.",
     "n_ok": "Runs that finished without diverging.",

@@ -1,4 +1,5 @@
 # Helpers shared by the rules: the validated config, the runs of each study, their paths.
+import glob
 import json
 import os
 import sys
@@ -172,6 +173,15 @@ def table_captions(wildcards):
     """name -> caption of every study table and of verify.csv (ablation.outputs), for Snakemake's
     report captions (workflow/report/<name>.rst)."""
     return {table.name: table.caption for table in (*outputs.TABLES, outputs.VERIFY)}
+
+
+REFERENCE = "reference"  # the committed reference results (ablation.compare), beside the workflow
+
+
+def reference_files(wildcards):
+    """The committed reference's files (none when there is no reference): the report's
+    reproduction check is redone when they change."""
+    return sorted(glob.glob(os.path.join(REFERENCE, "*", "*")))
 
 
 def study_output(name, subcategory):

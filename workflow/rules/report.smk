@@ -35,6 +35,7 @@ rule report:
             for figure in outputs.FIGURES
             for path in per_study(f"{RESULTS}/{{study}}/{figure.file}")
         ],
+        reference=reference_files,
     output:
         report(
             f"{REPORTS}/ablation_report.html",
@@ -52,6 +53,7 @@ rule report:
         config=config_json,
         studies=studies_json,
         results=input_dir,
+        reference=REFERENCE,
     shell:
         "python -m ablation.report --config-json {params.config:q} --studies {params.studies:q}"
-        " --results {params.results:q} --out {output:q} > {log:q} 2>&1"
+        " --results {params.results:q} --reference {params.reference:q} --out {output:q} > {log:q} 2>&1"
