@@ -198,6 +198,8 @@ GLOSSARY = {
     "verdict": "SUPPORTED, CONTRADICTED or INCONCLUSIVE (the interval does not clear the rule's bound).",
     "estimate": "The number the verdict rests on, with its unit: an accuracy (%), a difference (percentage points) "
     "or a slope of log gradient norm per layer.",
+    "estimate_unit": "The unit of estimate, ci_lo and ci_hi in the claims table (the report adds it; claims.csv has "
+    "no such column).",
     "robustness": "Share of leave-one-seed-out evaluations that give the same verdict; below 0.8: fragile.",
     "verdict_without_diverged": "The verdict with diverged runs left out (only where some diverged).",
     "rule": "The claim's decision rule in words.",

@@ -138,13 +138,14 @@ def significance_text(row, alpha: float) -> str:
     return f"no (Holm p {row['p_holm']:.3g})"
 
 
-def pivot(cells: pd.DataFrame, factors: list[str], value: str, fmt) -> pd.DataFrame | None:
-    """Per-cell ``value`` (formatted by ``fmt``) with the last factor across the columns."""
+def pivot(cells: pd.DataFrame, factors: list[str], value: str, fmt, label: str | None = None) -> pd.DataFrame | None:
+    """Per-cell ``value`` (formatted by ``fmt``) with the last factor across the columns (one factor:
+    a column headed ``label``)."""
     if not factors or value not in cells:
         return None
     shown = cells.assign(_v=cells[value].map(fmt))
     if len(factors) == 1:
-        return shown[[factors[0], "_v"]].rename(columns={"_v": value})
+        return shown[[factors[0], "_v"]].rename(columns={"_v": label or value})
     across = factors[-1]
     wide = shown.pivot_table(index=factors[:-1], columns=across, values="_v", aggfunc="first", sort=False)
     wide.columns = [f"{across} = {c}" for c in wide.columns]
@@ -157,6 +158,16 @@ def pivot(cells: pd.DataFrame, factors: list[str], value: str, fmt) -> pd.DataFr
 def _where(spec: dict) -> str:
     where = spec.get("where") or {}
     return (" where " + ", ".join(f"{k} = {v}" for k, v in where.items())) if where else ""
+
+
+def estimate_unit(spec: dict) -> str:
+    """The unit of a claim's estimate, ci_lo and ci_hi as claims.csv holds them."""
+    metric = spec.get("metric", "test_acc")
+    if spec["kind"] == "grad_trend":
+        return "slope of ln(gradient norm) per layer"
+    if spec["kind"] in ("equivalent", "not_worse", "better"):
+        return f"difference of {METRIC_WORDS.get(metric, metric)} (-1 to 1)"
+    return f"{METRIC_WORDS.get(metric, metric)} (0 to 1)"
 
 
 def estimate_text(c: dict, spec: dict) -> str:
@@ -302,7 +313,7 @@ def study_section(results: Path, name: str, study, stats_cfg: dict, interactive:
     conv_pivot = None
     if not all_converged and len(stability):
         st = stability.assign(_c=[f"{int(c)} of {int(n)}" for c, n in zip(stability["converged"], stability["n"])])
-        conv_pivot = pivot(st, factors, "_c", str)
+        conv_pivot = pivot(st, factors, "_c", str, "runs converged")
     return {
         "name": name,
         "description": study.description,
@@ -313,7 +324,7 @@ def study_section(results: Path, name: str, study, stats_cfg: dict, interactive:
         "n_seeds": len(study.seeds),
         "factors": factors,
         "train_seconds": float(pd.to_numeric(summary.get("train_seconds"), errors="coerce").sum()),
-        "cells_pivot": table_html(pivot(cells, factors, "mean", pct)) if factors else None,
+        "cells_pivot": table_html(pivot(cells, factors, "mean", pct, "mean test accuracy")) if factors else None,
         "across": factors[-1] if factors else None,
         "cells": interactive(cells, f"{name}-cells"),
         "main_effects": table_html(tables["main_effects"]),
@@ -393,6 +404,9 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         verify = {"k": int(vdf["identical"].sum()), "n": len(vdf), "table": table_html(vdf)}
     interactive = Interactive()
     study_sections = [study_section(results, n, cfg.study(n), cfg.stats, interactive) for n in studies]
+    if len(claims_df):
+        claims_df.insert(claims_df.columns.get_loc("estimate"), "estimate_unit",
+                         [estimate_unit(specs[i]) for i in claims_df["id"]])  # fmt: skip
     claims_detail = interactive(
         claims_df.drop(columns=[c for c in ("statement", "source") if c in claims_df]), "claims"
     ) if len(claims_df) else None  # fmt: skip
