@@ -123,3 +123,21 @@ def test_no_reference_committed_is_said_plainly(smoke, tmp_path):
     cfg, results, _ = smoke
     text = report.build(cfg.raw, list(cfg.studies), results, "make reproduce", reference=tmp_path / "absent")
     assert "No reference is committed" in text and "none committed" in text
+
+
+def test_snakemake_report_labels_each_file_with_its_study_and_has_summaries_and_verify(smoke_run):
+    import zipfile
+
+    from conftest import snakemake
+
+    work, _ = smoke_run
+    cfg = C.load(SMOKE)
+    snakemake(work, "--configfile", "config/smoke.yaml", "--report", "snakemake-report.zip")
+    with zipfile.ZipFile(work / "snakemake-report.zip") as zf:
+        names = zf.namelist()
+        html = zf.read(next(n for n in names if n.endswith("report.html"))).decode("utf-8")
+    assert sum(n.endswith("/summary.csv") for n in names) == len(cfg.studies)
+    assert sum(n.endswith("/verify.csv") for n in names) == 1
+    for study in cfg.studies:
+        for table in ("summary.csv", "tables/cells.csv", "tables/claims.csv"):
+            assert f'"study": "{study}", "file": "{table}"' in html, (study, table)
