@@ -135,7 +135,7 @@ def test_snakemake_report_labels_each_file_with_its_study_and_has_summaries_and_
     snakemake(work, "--configfile", "config/smoke.yaml", "--report", "snakemake-report.zip")
     with zipfile.ZipFile(work / "snakemake-report.zip") as zf:
         names = zf.namelist()
-        html = zf.read(next(n for n in names if n.endswith("report.html"))).decode("utf-8")
+        html = zf.read(next(n for n in names if n.endswith("snakemake-report/report.html"))).decode("utf-8")
     assert sum(n.endswith("/summary.csv") for n in names) == len(cfg.studies)
     assert sum(n.endswith("/verify.csv") for n in names) == 1
     for study in cfg.studies:
