@@ -19,7 +19,7 @@ T_START = time.perf_counter()
 MODULES_AT_START = set(sys.modules)
 
 import ablation.train as train  # noqa: E402
-from ablation import provenance  # noqa: E402
+from ablation import git_state, provenance  # noqa: E402
 from ablation import settings as S  # noqa: E402
 
 T_IMPORTED = time.perf_counter()
@@ -63,7 +63,7 @@ def main(argv=None) -> int:
     res["modules_total"] = len(sys.modules)
     res["modules_from_start"] = len(set(sys.modules) - MODULES_AT_START)
 
-    res["git_state_s"] = best(provenance.git_state, args.repeats)
+    res["git_state_s"] = best(git_state, args.repeats)
     res["code_sha256_s"] = best(provenance.code_sha256, args.repeats)
     res["provenance_collect_s"] = best(lambda: provenance.collect(tiny, result.started_at, 1.0, "cpu"), args.repeats)
     with tempfile.TemporaryDirectory() as tmp:

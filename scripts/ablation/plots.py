@@ -33,6 +33,7 @@ import seaborn as sns  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 
 from . import io, outputs  # noqa: E402
+from .stats import sorted_levels  # noqa: E402
 
 DPI = 110
 PALETTE = "colorblind"
@@ -83,15 +84,6 @@ def _text(col: pd.Series) -> pd.Series:
     return col.astype(str)
 
 
-def _ordered(values) -> list:
-    """Levels in a natural order: numbers numerically, strings in the order the data list them."""
-    vals = list(pd.unique(pd.Series(values)))
-    try:
-        return sorted(vals, key=float)
-    except (TypeError, ValueError):
-        return vals
-
-
 @dataclasses.dataclass
 class StudyData:
     """What a study's figures draw, and how: ``hue`` colours, ``facet`` splits into rows."""
@@ -132,9 +124,9 @@ def accuracy_by_factor(d: StudyData, path: Path) -> None:
         if factor is None:
             df["_all"] = "all runs"
             factor = "_all"
-        order = _ordered(df[factor].astype(str))
+        order = sorted_levels(df[factor].astype(str))
         this_hue = hue if hue and factor != hue else None
-        hue_order = _ordered(df[this_hue].astype(str)) if this_hue else None
+        hue_order = sorted_levels(df[this_hue].astype(str)) if this_hue else None
         plot = df.assign(**{factor: df[factor].astype(str)})
         if this_hue:
             plot[this_hue] = plot[this_hue].astype(str)
@@ -182,7 +174,7 @@ def interactions(d: StudyData, path: Path) -> None:
     tables = []
     for a, b in pairs:
         table = df.pivot_table(index=a, columns=b, values="test_acc", aggfunc="mean")
-        tables.append(table.reindex(index=_ordered(table.index), columns=_ordered(table.columns)))
+        tables.append(table.reindex(index=sorted_levels(table.index), columns=sorted_levels(table.columns)))
     vmin, vmax = colour_range(np.concatenate([t.to_numpy(float).ravel() for t in tables]))
     ncol = min(len(pairs), 3)
     nrow = int(np.ceil(len(pairs) / ncol))
@@ -239,7 +231,7 @@ def _runs_and_means(ax, data: pd.DataFrame, x: str, y: str, group: str | None, b
     """Each group's runs, as thin lines or (``band``) the band from the 5th to the 95th percentile
     of its runs at each ``x``; then each group's mean, bold, over all of them."""
     labels = _text(data[group]) if group else None
-    groups = _ordered(labels) if group else ["all runs"]
+    groups = sorted_levels(labels) if group else ["all runs"]
     colors = sns.color_palette(PALETTE, len(groups))
     subs = [data if group is None else data[labels == level] for level in groups]
     for color, sub in zip(colors, subs):
@@ -260,7 +252,7 @@ def _runs_and_means(ax, data: pd.DataFrame, x: str, y: str, group: str | None, b
 
 def learning_curves(d: StudyData, path: Path) -> None:
     curves, group, facet = d.curves, d.hue, d.facet
-    levels = _ordered(_text(curves[facet])) if facet and not curves.empty else [None]
+    levels = sorted_levels(_text(curves[facet])) if facet and not curves.empty else [None]
     band = False
     fig, axes = plt.subplots(len(levels), 2, figsize=(11, 3.6 * len(levels)), squeeze=False, layout="constrained")
     if curves.empty:

@@ -12,33 +12,12 @@ import hashlib
 import os
 import platform
 import socket
-import subprocess
 import sys
 
 import numpy as np
 import torch
 
-from . import PACKAGE_DIR, REPO_DIR
-
-
-def _git(*args: str) -> str | None:
-    try:
-        proc = subprocess.run(
-            ["git", "-C", str(REPO_DIR), *args], capture_output=True, text=True, timeout=20, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return proc.stdout if proc.returncode == 0 else None
-
-
-def git_state() -> dict:
-    """The commit of the project's repository and whether its tree differs from it (None if unknown)."""
-    head = _git("rev-parse", "--verify", "--quiet", "HEAD")
-    status = _git("status", "--porcelain") if head else None
-    return {
-        "git_commit": head.strip() if head else None,
-        "git_dirty": None if status is None else bool(status.strip()),
-    }
+from . import PACKAGE_DIR, REPO_DIR, git_state
 
 
 def code_files() -> list:

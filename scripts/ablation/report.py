@@ -21,7 +21,6 @@ import html
 import json
 import math
 import platform
-import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -30,7 +29,7 @@ import jinja2
 import pandas as pd
 import yaml
 
-from . import PACKAGE_DIR, REPO_DIR, compare, io, outputs
+from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs
 from .claims import ROBUST
 from .config import validate
 from .plan import plan
@@ -70,15 +69,6 @@ def pct(x, digits: int = 1) -> str:
 def pp(x, digits: int = 1) -> str:
     """A difference of accuracies or shares (-1..1) in percentage points."""
     return "not applicable" if _isnan(x) else f"{100 * float(x):+.{digits}f} percentage points"
-
-
-def _git(*args) -> str | None:
-    try:
-        return subprocess.run(
-            ["git", "-C", str(REPO_DIR), *args], capture_output=True, text=True, timeout=10, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
 
 
 def _versions() -> dict:
@@ -416,8 +406,8 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         undefined=jinja2.StrictUndefined,
     )
     template = env.get_template("report.html.j2")
-    commit = _git("rev-parse", "HEAD")
-    dirty = bool(_git("status", "--porcelain"))
+    state = git_state()
+    commit, dirty = state["git_commit"], bool(state["git_dirty"])
     return template.render(
         generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         headline=headline(claims_df, cfg.raw.get("report", {}).get("headline", [])),
