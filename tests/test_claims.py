@@ -67,7 +67,8 @@ def test_at_value_three_verdicts():
     assert v == "SUPPORTED" and row["n"] == 8 and 0.5 < row["ci_lo"] < row["ci_hi"] < 0.5034
     assert "0.5 ± 0.0034" in row["rule"] and "t over seeds" in row["detail"]
     assert verdict(c, study(lambda cell, s: 0.7 + 0.005 * (s % 3)))[0] == "CONTRADICTED"
-    assert verdict(c, study(lambda cell, s: 0.5, noise=0.02))[0] == "INCONCLUSIVE"
+    # centred on the target but spread +-0.02 over seeds: the interval is wider than the band
+    assert verdict(c, study(lambda cell, s: 0.5 + 0.02 * (-1) ** s))[0] == "INCONCLUSIVE"
 
 
 def test_equal_seeds_give_no_zero_width_interval():
@@ -86,13 +87,21 @@ def test_equal_seeds_give_no_zero_width_interval():
         claim("equivalent", factor="norm", levels=["post", "pre"], margin=0.5),
         claim("not_worse", factor="norm", levels=["post", "pre"], margin=0.5),
         claim("better", factor="norm", levels=["post", "pre"]),
+        claim("grad_trend", factor="norm", growing="post", flat="pre", flat_margin=0.5),
     ],
     ids=lambda c: c["kind"],
 )
-def test_one_seed_is_never_decisive(c):
-    df = study(lambda cell, s: 0.5 + 0.3 * (cell["norm"] == "pre"), seeds=[0])
-    v, row = verdict(c, df)
-    assert v == "INCONCLUSIVE" and row["n"] == 1 and "needs at least 2" in row["detail"]
+@pytest.mark.parametrize("seeds", [[0], [0, 1]], ids=["one seed", "two equal seeds"])
+def test_one_seed_or_equal_seeds_are_never_decisive(c, seeds):
+    # every seed gives the same value in each cell (and the same gradient slope): no zero-width interval
+    df = study(lambda cell, s: 0.5 + 0.3 * (cell["norm"] == "pre"), seeds=seeds)
+    g = grads(df, lambda run: 0.5 if run["norm"] == "post" else 0.0)
+    v, row = verdict(c, df, g)
+    assert v == "INCONCLUSIVE" and row["n"] == len(seeds)
+    if len(seeds) == 1:
+        assert "needs at least 2" in row["detail"]
+    else:
+        assert c["kind"] == "better" or row["ci_hi"] - row["ci_lo"] > 0.5, row["detail"]
 
 
 def test_at_least_three_verdicts_and_equal_seeds():
@@ -164,7 +173,11 @@ def test_all_zero_differences_do_not_support_not_worse():
     c = claim("not_worse", factor="norm", levels=["post", "pre"], where={"pos_enc": "none"}, metric="converged",
               margin=0.1)  # fmt: skip
     v, row = verdict(c, df)
-    assert v == "INCONCLUSIVE" and row["ci_lo"] < -0.1 and row["estimate"] == 0.0
+    # the paired-proportion (Tango score) bound, -z^2 / (10 + z^2) = -0.278, as Newcombe's
+    assert v == "INCONCLUSIVE" and row["ci_lo"] == pytest.approx(-0.2775, abs=1e-4) and row["estimate"] == 0.0
+    assert "Tango score over seeds (paired 0/1)" in row["detail"]
+    # a margin wider than the bound: ten concordant seeds do support it
+    assert verdict(dict(c, margin=0.3), df)[0] == "SUPPORTED"
 
 
 def test_not_worse_three_verdicts():

@@ -8,7 +8,7 @@ import pytest
 
 from ablation import config as C
 from ablation import plan as P
-from ablation import stats as S
+from ablation import stats
 from conftest import REPO
 
 SMOKE = C.load_yaml(REPO / "config" / "smoke.yaml")
@@ -20,7 +20,7 @@ def test_better_with_few_seeds_is_unreachable_and_says_how_many_would_do(capsys)
     row = table.loc["C5b-warmup-helps-post"]
     # 2 seeds: the sign-flip test's smallest p is 0.5; the Holm level over m claims is alpha / m
     assert (row["seeds"], row["supported"], row["contradicted"]) == (2, "no", "no")
-    assert row["seeds_needed"] == S.seeds_to_reach(0.05 / m) and 2 / 2 ** row["seeds_needed"] <= 0.05 / m
+    assert row["seeds_needed"] == stats.seeds_to_reach(0.05 / m) and 2 / 2 ** row["seeds_needed"] <= 0.05 / m
     assert 2 / 2 ** (row["seeds_needed"] - 1) > 0.05 / m
     assert P.main([str(REPO / "config" / "smoke.yaml")]) == 0
     assert "warning: claim C5b-warmup-helps-post" in capsys.readouterr().out
