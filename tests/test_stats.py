@@ -429,3 +429,13 @@ def test_paired_zero_one_differences_get_tango():
     assert how == "Tango score over seeds (paired 0/1)" and (lo, hi) == pytest.approx([float(v) for v in stats.tango_ci(3, 1, 8)], abs=1e-12)
     # the same values at an accuracy's resolution are a continuous difference: Anderson / t
     assert stats.mean_ci(np.zeros(10), bounds=(-1.0, 1.0), step=1 / 300)[2] == "Anderson bound (seeds all equal)"
+
+
+def test_holm_agrees_with_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(4)
+    for m in (1, 2, 7, 30):
+        p = rng.random(m) ** 3  # many small p-values, some ties after rounding
+        p = np.round(p, 3)
+        assert stats.holm(p) == pytest.approx(multipletests(p, method="holm")[1], abs=1e-12)
