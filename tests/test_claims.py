@@ -352,3 +352,34 @@ def test_read_table_keeps_factor_levels_as_written(tmp_path):
     table = analyze.read_table(path, ["pos_enc", "heads"])
     assert list(table["pos_enc"]) == ["NA", "None", "sinusoidal"] and list(table["heads"]) == [1, 4, 4]
     assert list(table["run_id"]) == ["007", "008", "009"] and np.isnan(table["test_acc"][1])
+
+
+def test_main_evaluates_one_family_and_writes_one_studys_rows(tmp_path, capsys):
+    import json
+
+    # two studies; the claims of both form one Holm family, and --study picks the rows written
+    gain = study(lambda cell, s: 0.7 + (0.02 + 0.01 * s if cell["norm"] == "pre" else 0.0), seeds=range(6))
+    flat = study(lambda cell, s: 0.5)
+    one = dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"})
+    chance = dict(one, id="no-gain")  # every difference 0: p = 1, but it counts in the family
+    paths = {}
+    for name, df in (("gain", gain), ("flat", flat)):
+        paths[name] = (tmp_path / f"{name}.csv", tmp_path / f"{name}_grads.csv")
+        df.to_csv(paths[name][0], index=False)
+        grads(df, lambda run: 0.0).to_csv(paths[name][1], index=False)
+    spec = {"stats": CFG, "studies": {"gain": {"factors": FACTORS, "claims": [one]},
+                                      "flat": {"factors": FACTORS, "claims": [chance]}}}  # fmt: skip
+    out = tmp_path / "claims.csv"
+    argv = ["--family-json", json.dumps(spec), "--summaries", str(paths["gain"][0]), str(paths["flat"][0]),
+            "--init-grads", str(paths["gain"][1]), str(paths["flat"][1]), "--study", "gain", "--out", str(out)]  # fmt: skip
+    assert C.main(argv) == 0
+    written = pd.read_csv(out)
+    assert list(written.columns) == C.CLAIM_COLUMNS and list(written["id"]) == ["c-better"]
+    family = C.evaluate_family([("gain", [one], gain, None, FACTORS), ("flat", [chance], flat, None, FACTORS)], CFG)
+    assert written["p_holm"].iloc[0] == pytest.approx(family["p_holm"].iloc[0]) == pytest.approx(2 * 0.03125)
+    assert written["verdict"].iloc[0] == family["verdict"].iloc[0] == "INCONCLUSIVE"
+    assert capsys.readouterr().out == f"claim c-better: {family['verdict'].iloc[0]}\n"
+    # a summary missing for a study: a clear usage error
+    with pytest.raises(SystemExit):
+        C.main(argv[:3] + argv[4:])
+    assert "2 studies but 1 summaries and 2 gradient tables" in capsys.readouterr().err
