@@ -129,6 +129,39 @@ def run_module(name: str, spec: dict, children: int) -> dict:
     proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children)], cwd=folder, env=env,
                           capture_output=True, text=True)  # fmt: skip
     (folder / "run.log").write_text(proc.stdout + proc.stderr)
+    return collect(folder, env, proc, time.monotonic() - start)
+
+
+def rerun_survivors(name: str, row: dict, children: int) -> dict:
+    """Re-test only the last full run's survivors of ``name`` against the current tests.
+
+    Tests are only ever added or sharpened, so a mutant killed before stays killed; the module's
+    source must be the one that full run mutated (mutant names are numbered per function)."""
+    folder = WORK / name
+    mutated = folder / "src" / "ablation" / f"{name}.py"
+    if not mutated.exists() or mutated.read_bytes() != (REPO / "scripts" / "ablation" / f"{name}.py").read_bytes():
+        sys.exit(f"{name}: its source changed since the last full run (or there was none): run it in full")
+    start = time.monotonic()
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+    env.pop("CI", None)
+    for dest in (folder / "tests", folder / "mutants" / "tests"):
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(REPO / "tests", dest, ignore=shutil.ignore_patterns("__pycache__", "artifacts"))
+    (folder / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)  # which tests reach what: collect anew
+    meta = folder / "mutants" / "src" / "ablation" / f"{name}.py.meta"
+    state = json.loads(meta.read_text())
+    for mutant in row["survivors"]:
+        state["exit_code_by_key"][mutant] = None
+    meta.write_text(json.dumps(state))
+    proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children), *row["survivors"]], cwd=folder,
+                          env=env, capture_output=True, text=True)  # fmt: skip
+    (folder / "rerun.log").write_text(proc.stdout + proc.stderr)
+    out = collect(folder, env, proc, row["seconds"] + time.monotonic() - start)
+    out["survivors_rerun_seconds"] = round(time.monotonic() - start, 1)
+    return out
+
+
+def collect(folder: Path, env: dict, proc, seconds: float) -> dict:
     results = subprocess.run([str(MUTMUT), "results", "--all", "true"], cwd=folder, env=env,
                              capture_output=True, text=True).stdout  # fmt: skip
     status: dict[str, str] = {}
@@ -146,7 +179,7 @@ def run_module(name: str, spec: dict, children: int) -> dict:
         "counts": counts,
         "total": len(status),
         "survivors": survivors,
-        "seconds": round(time.monotonic() - start, 1),
+        "seconds": round(seconds, 1),
         "returncode": proc.returncode,
         "log_tail": (proc.stdout + proc.stderr)[-1500:] if not status else "",
     }
@@ -228,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--children", type=int, default=2, help="mutants tested in parallel")
     parser.add_argument("--as-before", action="store_true", help="store the result as the 'before' score")
     parser.add_argument("--render-only", action="store_true", help="rewrite mutation.md from mutation.json")
+    parser.add_argument("--survivors", action="store_true",
+                        help="re-test only the last full run's survivors against the current tests (source unchanged)")
     args = parser.parse_args(argv)
     if unknown := set(args.modules) - set(MODULES):
         parser.error(f"unknown module(s): {', '.join(sorted(unknown))}; known: {', '.join(MODULES)}")
@@ -236,7 +271,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.render_only:
         for name in args.modules or list(MODULES):
             print(f"{name}: mutating scripts/ablation/{name}.py ...", file=sys.stderr, flush=True)
-            row = run_module(name, MODULES[name], args.children)
+            if args.survivors and name not in data["modules"]:
+                parser.error(f"--survivors: no full run of {name} recorded in {JSON.name}")
+            if args.survivors:
+                row = rerun_survivors(name, data["modules"][name], args.children)
+            else:
+                row = run_module(name, MODULES[name], args.children)
             row["commit"] = commit
             row["measured_at"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
             data["before" if args.as_before else "modules"][name] = row
