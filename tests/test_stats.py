@@ -439,3 +439,163 @@ def test_holm_agrees_with_statsmodels():
         p = rng.random(m) ** 3  # many small p-values, some ties after rounding
         p = np.round(p, 3)
         assert stats.holm(p) == pytest.approx(multipletests(p, method="holm")[1], abs=1e-12)
+
+
+# --------------------------------------------------------------------------- every argument pinned
+# The tests below recompute each table from its definition (the module docstring), one step at a
+# time with explicit arguments, on designs that reach every branch: unmatched levels, one seed,
+# more than EXACT_SIGN_FLIP_MAX_N seeds, several runs per seed, settings other than the defaults.
+
+ODD_CFG = {"confidence": 0.9, "n_resamples": 300, "converged_threshold": 0.9, "alpha": 0.1, "bootstrap_max_n": 1000}
+
+
+def _oracle_paired(summary, factors, cfg, seed=0):
+    """paired_comparisons by its definition, with pandas."""
+    acc = stats.run_accuracy(summary)[0]
+    step = 1 / summary["test_total"].max()
+    rows = []
+    for f in factors:
+        others = ["seed"] + [g for g in factors if g != f]
+        for a, b in stats.level_pairs(stats.sorted_levels(summary[f])):
+            left = summary.assign(v=acc)[summary[f] == a][others + ["v"]]
+            right = summary.assign(v=acc)[summary[f] == b][others + ["v"]]
+            m = left.merge(right, on=others, suffixes=("_a", "_b"))
+            per_seed = (m["v_b"] - m["v_a"]).groupby(m["seed"]).agg(["mean", "size"])
+            dstep = step / per_seed["size"].max() if len(per_seed) else 0.0
+            d = np.round(per_seed["mean"].to_numpy() / dstep) * dstep if len(per_seed) else np.array([])
+            lo, hi, how = stats.mean_ci(d, cfg["confidence"], (-1.0, 1.0), dstep)
+            p, nz, test = stats.sign_flip_test(d, dstep, cfg["n_resamples"], seed) if len(d) else (np.nan, 0, "none")
+            rows.append(dict(factor=f, level_a=a, level_b=b, n_pairs=len(m), n_seeds=len(d), ci_lo=lo, ci_hi=hi,
+                             ci_method=how, p_value=p, test=test, unmatched=len(left) + len(right) - 2 * len(m),
+                             mean_diff=d.mean() if len(d) else np.nan, effect=stats.cohen_dz(d),
+                             min_p=stats.reachable_p(nz) if len(d) else np.nan,
+                             sd=d.std(ddof=1) if len(d) >= 2 else np.nan))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _odd_design():
+    """norm x heads x seeds 0..19; heads=8 only at seeds 0..2 (few pairs), heads=3 only with seed 0
+    at norm=post (one seed), a seed with two runs in one cell is avoided; diverged runs at chance."""
+    rng = np.random.default_rng(11)
+    rows = []
+    for norm in ("post", "pre"):
+        for heads in (1, 2, 3, 4, 8):
+            for s in range(20):
+                if heads == 8 and s > 2 or heads == 3 and s > 0:
+                    continue
+                p = 0.6 + 0.05 * (norm == "pre") + 0.01 * heads + 0.003 * s + rng.normal(0, 0.01)
+                k = int(round(min(1, p) * 300))
+                rows.append(dict(seed=s, norm=norm, heads=heads, status="ok", test_correct=k, test_total=300,
+                                 test_acc=k / 300, final_train_acc=min(1.0, p + 0.3), n_test=150))  # fmt: skip
+    df = pd.DataFrame(rows)
+    df.loc[3, ["status", "test_acc", "test_correct"]] = ["diverged", np.nan, np.nan]
+    return df
+
+
+@pytest.mark.parametrize("cfg", [CFG, ODD_CFG], ids=["default", "odd"])
+def test_paired_comparisons_follow_their_definition(cfg):
+    df = _odd_design()
+    out = stats.paired_comparisons(df, ["norm", "heads"], cfg, seed=5)
+    ref = _oracle_paired(df, ["norm", "heads"], stats.resolve_cfg(cfg), seed=5)
+    assert list(out.columns) == stats.PAIRED_COLUMNS and len(out) == len(ref) == 1 + 4  # heads: 5 levels, neighbours
+    assert list(zip(out["level_a"], out["level_b"])) == list(zip(ref["level_a"], ref["level_b"]))
+    for col in ("n_pairs", "n_seeds", "test"):
+        assert list(out[col]) == list(ref[col]), col
+    for col, rcol in (("mean_diff", "mean_diff"), ("ci_lo", "ci_lo"), ("ci_hi", "ci_hi"), ("p_value", "p_value"),
+                      ("effect_size", "effect"), ("min_p", "min_p")):  # fmt: skip
+        np.testing.assert_allclose(out[col].astype(float), ref[rcol].astype(float), rtol=1e-12, atol=1e-15, err_msg=col)
+    assert list(out["ci_method"]) == list(ref["ci_method"])
+    assert (out["test"] == "sign-flip permutation").sum() >= 1  # 20 seeds: the random-sign branch
+    p_holm = stats.holm(ref["p_value"])
+    np.testing.assert_allclose(out["p_holm"], p_holm, rtol=1e-12)
+    assert list(out["significant"]) == list(p_holm < stats.resolve_cfg(cfg)["alpha"])
+    alpha = stats.resolve_cfg(cfg)["alpha"]
+    strictest = alpha / len(ref)
+    for r, o in zip(ref.itertuples(), out.itertuples()):
+        note = []
+        if r.n_seeds < 2:
+            note.append("one seed: no interval")
+        if r.min_p > alpha:
+            note.append(f"unreachable: min p {r.min_p:.4g} > alpha {alpha:g} with {r.n_seeds} seeds")
+            assert np.isnan(o.mde)
+        else:
+            assert o.mde == pytest.approx(stats.mde(r.sd, r.n_seeds, strictest), rel=1e-12)
+        if r.unmatched:
+            note.append(f"{r.unmatched} runs without a partner")
+        assert o.note == "; ".join(note)
+    one = out[(out["level_a"] == 2) & (out["level_b"] == 3)].iloc[0]
+    assert one["n_seeds"] == 1 and one["note"].startswith("one seed: no interval; unreachable: min p 1 > alpha")
+
+
+def test_paired_comparisons_without_matched_pairs_and_without_runs():
+    df = make_summary({"norm": ["post", "pre"]}, range(3), lambda c, s: 0.7 + 0.01 * s)
+    df.loc[df["norm"] == "pre", "seed"] += 10  # no seed in common
+    row = stats.paired_comparisons(df, ["norm"], CFG).iloc[0]
+    assert (row["n_pairs"], row["n_seeds"], row["test"]) == (0, 0, "none")
+    assert np.isnan(row["mean_diff"]) and np.isnan(row["p_value"]) and np.isnan(row["min_p"]) and np.isnan(row["p_holm"])
+    assert np.isnan(row["ci_lo"]) and row["ci_method"] == "n < 2" and not row["significant"] and np.isnan(row["mde"])
+    assert row["note"] == "no matched pairs; 6 runs without a partner"
+    empty = stats.paired_comparisons(df.iloc[:0], ["norm"], CFG)
+    assert list(empty.columns) == stats.PAIRED_COLUMNS and empty.empty
+    assert list(stats.paired_comparisons(df, [], CFG).columns) == stats.PAIRED_COLUMNS
+
+
+def test_significant_is_strictly_below_alpha_and_mde_uses_the_strictest_holm_level():
+    # seven seeds all positive, one comparison: p = 2 / 2**7 = 0.015625; alpha at exactly that p
+    df = make_summary({"norm": ["post", "pre"]}, range(7), lambda c, s: 0.7 + (0.01 + 0.002 * s) * (c["norm"] == "pre"))
+    at = stats.paired_comparisons(df, ["norm"], dict(CFG, alpha=2 / 2**7)).iloc[0]
+    assert at["p_holm"] == 2 / 2**7 and not at["significant"]
+    above = stats.paired_comparisons(df, ["norm"], dict(CFG, alpha=0.02)).iloc[0]
+    assert above["significant"] and above["note"] == ""
+    d = df[df["norm"] == "pre"]["test_acc"].to_numpy() - df[df["norm"] == "post"]["test_acc"].to_numpy()
+    sd = np.std(d, ddof=1)
+    assert above["mde"] == pytest.approx(stats.mde(sd, 7, 0.02), rel=1e-3)
+    # min p exactly alpha: reachable (the note fires only above alpha)
+    five = make_summary({"norm": ["post", "pre"]}, range(5), lambda c, s: 0.7 + (0.01 + 0.002 * s) * (c["norm"] == "pre"))
+    row = stats.paired_comparisons(five, ["norm"], dict(CFG, alpha=0.0625)).iloc[0]
+    assert row["min_p"] == 0.0625 and "unreachable" not in row["note"] and np.isfinite(row["mde"])
+
+
+def test_small_helpers_at_their_edges():
+    assert list(stats.holm([0.03])) == [0.03] and np.isnan(stats.holm([np.nan])).all()
+    assert stats.holm([]).shape == (0,)
+    # mde: n = 2 is enough; sd NaN or n < 2 gives NaN
+    assert stats.mde(0.1, 2, 0.05) == pytest.approx((sps.t.ppf(0.975, 1) + sps.t.ppf(0.8, 1)) * 0.1 / np.sqrt(2))
+    assert stats.mde(0.1, 3, 0.01, power=0.9) == pytest.approx((sps.t.ppf(0.995, 2) + sps.t.ppf(0.9, 2)) * 0.1 / np.sqrt(3))
+    assert np.isnan(stats.mde(np.nan, 5)) and np.isnan(stats.mde(0.1, 1))
+    # Cohen's d_z
+    assert stats.cohen_dz([0.1, 0.3]) == pytest.approx(0.2 / np.std([0.1, 0.3], ddof=1))
+    assert stats.cohen_dz([0.0, 0.0, 0.0]) == 0.0 and np.isnan(stats.cohen_dz([0.5, 0.5, 0.5]))
+    assert np.isnan(stats.cohen_dz([0.2])) and np.isnan(stats.cohen_dz([]))
+    assert stats.cohen_dz([1, 2, 3]) == pytest.approx(2.0)
+    # level pairs: up to 4 levels every pair; 5 numeric levels: neighbours; text or bool: every pair
+    assert stats.level_pairs([1, 2, 3, 4]) == list(itertools.combinations([1, 2, 3, 4], 2))
+    assert stats.level_pairs([1, 2, 3, 4, 5]) == [(1, 2), (2, 3), (3, 4), (4, 5)]
+    assert stats.level_pairs([1.0, 2, np.int64(3), np.float64(4), 5]) == [(1.0, 2), (2, 3), (3, 4.0), (4.0, 5)]
+    assert len(stats.level_pairs(list("abcde"))) == 10 and len(stats.level_pairs([True, False, 1, 2, 3])) == 10
+    assert stats.seeds_to_reach(0.5) == 2 and stats.seeds_to_reach(0.05) == 6 and stats.seeds_to_reach(1.0) == 1
+    assert stats.reachable_p(1) == 1.0 and stats.reachable_p(3) == 0.25
+
+
+def test_metric_values_and_resolution():
+    df = pd.DataFrame({"status": ["ok", "ok", "diverged", "OK", "ok"], "final_train_acc": [0.95, 0.949, np.nan, 1.0, np.nan],
+                       "test_acc": [0.7, np.nan, np.nan, 0.9, 0.6], "test_correct": [210, 150, np.nan, 270, 180],
+                       "test_total": [300, 300, 300, 300, 300]})  # fmt: skip
+    assert list(stats.metric_values(df, "converged")) == [1.0, 0.0, 0.0, 1.0, 0.0]
+    assert list(stats.metric_values(df, "converged", {"converged_threshold": 0.949})) == [1.0, 1.0, 0.0, 1.0, 0.0]
+    assert list(stats.metric_values(df, "test_acc")) == [0.7, 0.5, 0.5, 0.9, 0.6]
+    assert list(stats.metric_values(df, "final_train_acc")) == [0.95, 0.949, 0.5, 1.0, 0.5]
+    assert stats.metric_values(df, "converged").dtype == float
+    with pytest.raises(ValueError, match="unknown metric 'loss' \\(one of test_acc, converged, final_train_acc\\)"):
+        stats.metric_values(df, "loss")
+    assert stats.resolution(df, "test_acc") == 1 / 300 and stats.resolution(df, "converged") == 1.0
+    assert stats.resolution(df, "final_train_acc") == 0.0
+    assert stats.resolution(df.assign(test_total=[300, 600, np.nan, 0, 300])) == 1 / 600
+    assert stats.resolution(df.drop(columns="test_total")) == 0.0
+    assert stats.resolution(df.assign(test_total=np.nan)) == 0.0
+    no_status = df.drop(columns="status")
+    assert list(stats.converged_mask(no_status, 0.95)) == [True, False, False, True, False]
+    assert not stats.is_diverged(no_status).any() and list(stats.is_diverged(df)) == [False, False, True, False, False]
+    assert list(stats.quantize([0.1234, -0.0049], 0.01)) == pytest.approx([0.12, -0.0]) and stats.quantize([0.1234], 0)[0] == 0.1234
+    ids, means, counts = stats.seed_means([2, 1, 2, 1, 3], [0.5, 0.1, 0.7, np.nan, 0.2])
+    assert list(ids) == [1, 2, 3] and list(means) == pytest.approx([0.1, 0.6, 0.2]) and list(counts) == [1, 2, 1]
