@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -599,3 +600,111 @@ def test_metric_values_and_resolution():
     assert list(stats.quantize([0.1234, -0.0049], 0.01)) == pytest.approx([0.12, -0.0]) and stats.quantize([0.1234], 0)[0] == 0.1234
     ids, means, counts = stats.seed_means([2, 1, 2, 1, 3], [0.5, 0.1, 0.7, np.nan, 0.2])
     assert list(ids) == [1, 2, 3] and list(means) == pytest.approx([0.1, 0.6, 0.2]) and list(counts) == [1, 2, 1]
+
+
+def _oracle_main_effects(summary, factors, cfg, seed):
+    """main_effects and marginal_means by their definitions (one resampling batch: small designs)."""
+    acc = stats.run_accuracy(summary)[0]
+    cells = summary.groupby(factors, sort=True).ngroup().to_numpy()
+    n_cells = cells.max() + 1
+    seed_ids, seed_code = np.unique(summary["seed"].to_numpy(), return_inverse=True)
+    n_seeds, B = len(seed_ids), cfg["n_resamples"]
+    rng = np.random.default_rng([seed, n_seeds, 1])
+    picks = rng.integers(0, n_seeds, (B, n_seeds))
+    weights = np.zeros((B, n_seeds))
+    for b in range(B):
+        np.add.at(weights[b], picks[b], 1.0)
+    total, count = np.zeros((n_cells, n_seeds)), np.zeros((n_cells, n_seeds))
+    np.add.at(total, (cells, seed_code), acc)
+    np.add.at(count, (cells, seed_code), 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cell_means = (total @ weights.T) / (count @ weights.T)
+    grand = acc.mean()
+    ss_total = ((acc - grand) ** 2).sum()
+    keys = summary.groupby(factors, sort=True).size().reset_index()
+    rows, marg = {}, []
+    a = (1 - cfg["confidence"]) / 2
+    step = 1 / summary["test_total"].max() / n_cells
+    for f in factors:
+        levels = stats.sorted_levels(summary[f])
+        means = np.array([acc[summary[f] == lev].mean() for lev in levels])
+        ns = np.array([(summary[f] == lev).sum() for lev in levels])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            boot = np.array([np.nanmean(cell_means[(keys[f] == lev).to_numpy()], axis=0) for lev in levels])
+        spread = np.nanmax(boot, axis=0) - np.nanmin(boot, axis=0)
+        rows[f] = dict(eta_sq=(ns * (means - grand) ** 2).sum() / ss_total, spread=means.max() - means.min(),
+                       spread_lo=max(0.0, np.nanquantile(spread, a)), spread_hi=np.nanquantile(spread, 1 - a),
+                       n_levels=len(levels), best=levels[int(np.argmax(means))], worst=levels[int(np.argmin(means))])  # fmt: skip
+        for lev, m, n in zip(levels, means, ns):
+            sel = (summary[f] == lev).to_numpy()
+            by_seed = pd.Series(acc[sel]).groupby(summary["seed"].to_numpy()[sel]).mean().to_numpy()
+            lo, hi, how = stats.mean_ci(np.round(by_seed / step) * step, cfg["confidence"], (0.0, 1.0), step)
+            marg.append(dict(factor=f, level=lev, n=n, n_seeds=len(by_seed), mean=m, ci_lo=lo, ci_hi=hi, ci_method=how))
+    return rows, pd.DataFrame(marg)
+
+
+@pytest.mark.parametrize("cfg", [dict(CFG, n_resamples=400), ODD_CFG], ids=["default", "odd"])
+def test_main_effects_and_marginal_means_follow_their_definition(cfg):
+    rng = np.random.default_rng(2)
+    levels = {"big": ["off", "on"], "three": [1, 2, 3]}
+    df = make_summary(levels, range(6), lambda c, s: 0.6 + 0.2 * (c["big"] == "on") + 0.02 * c["three"] + 0.01 * s
+                      + rng.normal(0, 0.01))  # fmt: skip
+    df = df[~((df["big"] == "on") & (df["three"] == 3) & (df["seed"] == 5))].reset_index(drop=True)  # unbalanced
+    ref, ref_marg = _oracle_main_effects(df, list(levels), stats.resolve_cfg(cfg), seed=3)
+    me = stats.main_effects(df, list(levels), cfg, seed=3)
+    assert list(me.columns) == stats.MAIN_EFFECT_COLUMNS and list(me["factor"]) == ["big", "three"]
+    assert list(me["rank"]) == [1, 2]
+    for row in me.itertuples():
+        r = ref[row.factor]
+        assert (row.eta_sq, row.spread) == pytest.approx((r["eta_sq"], r["spread"]), rel=1e-12)
+        assert (row.spread_lo, row.spread_hi) == pytest.approx((r["spread_lo"], r["spread_hi"]), rel=1e-12)
+        assert (row.n_levels, row.best_level, row.worst_level) == (r["n_levels"], r["best"], r["worst"])
+    assert me.iloc[1]["marginal_means"] == "; ".join(f"{lev}={m:.4f}" for lev, m in zip(ref_marg["level"][2:], ref_marg["mean"][2:]))
+    marg = stats.marginal_means(df, list(levels), cfg, seed=3)
+    assert list(marg.columns) == stats.MARGINAL_COLUMNS
+    pd.testing.assert_frame_equal(marg.reset_index(drop=True), ref_marg[stats.MARGINAL_COLUMNS], check_dtype=False)
+    # ranked by eta_sq, ties in the order of the factors
+    flat = make_summary({"x": ["a", "b"], "y": ["c", "d"]}, range(3), lambda c, s: 0.7 + 0.01 * s)
+    assert list(stats.main_effects(flat, ["y", "x"], CFG)["factor"]) == ["y", "x"]
+    assert (stats.main_effects(flat, ["y", "x"], CFG)["eta_sq"] == 0).all()
+    assert list(stats.main_effects(flat, [], CFG).columns) == stats.MAIN_EFFECT_COLUMNS
+    missing = flat.astype({"x": object})
+    missing.loc[0, "x"] = None
+    with pytest.raises(ValueError, match="factor 'x' has missing values"):
+        stats.main_effects(missing, ["x"], CFG)
+
+
+def test_stability_table_follows_its_definition():
+    df = _odd_design()
+    for cfg in (CFG, ODD_CFG):
+        out = stats.stability_table(df, ["norm", "heads"], cfg)
+        assert list(out.columns) == ["norm", "heads"] + stats.STABILITY_COLUMNS
+        conv = stats.converged_mask(df, cfg["converged_threshold"])
+        div = stats.is_diverged(df)
+        for row in out.itertuples():
+            sel = ((df["norm"] == row.norm) & (df["heads"] == row.heads)).to_numpy()
+            n, k, j = int(sel.sum()), int(conv[sel].sum()), int(div[sel].sum())
+            assert (row.n, row.converged, row.diverged) == (n, k, j)
+            assert (row.conv_frac, row.div_frac) == (k / n, j / n)
+            assert (row.conv_lo, row.conv_hi) == pytest.approx([float(v) for v in stats.clopper_pearson_ci(k, n, cfg["confidence"])])
+            assert (row.div_lo, row.div_hi) == pytest.approx([float(v) for v in stats.clopper_pearson_ci(j, n, cfg["confidence"])])
+        assert out["n"].dtype.kind == "i" and out["converged"].dtype.kind == "i"
+    assert out.iloc[0]["diverged"] == 1 and out["converged"].sum() < len(df)
+
+
+def test_pairing_refuses_duplicates_and_pairs_given_values():
+    df = make_summary({"norm": ["post", "pre"], "heads": [1, 2]}, range(3), lambda c, s: 0.6 + 0.1 * (c["norm"] == "pre"))
+    with pytest.raises(ValueError, match=r"^6 runs at norm='post' share seed and every other factor value; cannot pair "
+                       r"them \(is a varying setting missing from the factors\?\)$"):  # fmt: skip
+        stats.pair_runs(df, "norm", "post", "pre", ["norm"])
+    pairs, unmatched = stats.pair_runs(df, "norm", "post", "pre", ["norm", "heads"])
+    assert list(pairs["seed"]) == [0, 0, 1, 1, 2, 2] and list(pairs["heads"]) == [1, 2] * 3 and unmatched == 0
+    assert pairs["diff"].to_numpy() == pytest.approx(np.full(6, 0.1)) and pairs["value_a"].dtype == float
+    given, _ = stats.pair_runs(df, "norm", "post", "pre", ["norm", "heads"], values=np.arange(len(df)))
+    assert list(given["diff"]) == [6.0] * 6 and given["value_b"].dtype == float
+    with pytest.raises(ValueError, match="'seed' is never a factor"):
+        stats.pair_runs(df, "norm", "post", "pre", ["norm", "seed"])
+    with pytest.raises(ValueError, match="factor column\\(s\\) not in summary: depth, width"):
+        stats.paired_comparisons(df, ["depth", "width"], CFG)
+    assert stats.seeds_to_reach(0.0625) == 5 and stats.seeds_to_reach(0.06) == 6
