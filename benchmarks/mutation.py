@@ -132,15 +132,16 @@ def run_module(name: str, spec: dict, children: int) -> dict:
     return collect(folder, env, proc, time.monotonic() - start)
 
 
-def rerun_survivors(name: str, row: dict, children: int) -> dict:
-    """Re-test only the last full run's survivors of ``name`` against the current tests.
-
-    Tests are only ever added or sharpened, so a mutant killed before stays killed; the module's
-    source must be the one that full run mutated (mutant names are numbered per function)."""
+def carry_on(name: str, children: int) -> dict:
+    """Carry on in the last run's folder of ``name`` with the current tests: mutants not yet tested
+    (a run stopped part-way) and the survivors (status survived or no tests) are tested; killed ones
+    stay killed, as tests are only ever added or sharpened. The module's source must be the one that
+    run mutated (mutant names are numbered per function). ``seconds`` is this pass only."""
     folder = WORK / name
     mutated = folder / "src" / "ablation" / f"{name}.py"
-    if not mutated.exists() or mutated.read_bytes() != (REPO / "scripts" / "ablation" / f"{name}.py").read_bytes():
-        sys.exit(f"{name}: its source changed since the last full run (or there was none): run it in full")
+    meta = folder / "mutants" / "src" / "ablation" / f"{name}.py.meta"
+    if not meta.exists() or mutated.read_bytes() != (REPO / "scripts" / "ablation" / f"{name}.py").read_bytes():
+        sys.exit(f"{name}: its source changed since the last run (or there was none): run it in full")
     start = time.monotonic()
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
     env.pop("CI", None)
@@ -148,16 +149,17 @@ def rerun_survivors(name: str, row: dict, children: int) -> dict:
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(REPO / "tests", dest, ignore=shutil.ignore_patterns("__pycache__", "artifacts"))
     (folder / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)  # which tests reach what: collect anew
-    meta = folder / "mutants" / "src" / "ablation" / f"{name}.py.meta"
     state = json.loads(meta.read_text())
-    for mutant in row["survivors"]:
-        state["exit_code_by_key"][mutant] = None
+    for mutant, code in state["exit_code_by_key"].items():
+        if code in (0, 33):  # survived, no tests
+            state["exit_code_by_key"][mutant] = None
     meta.write_text(json.dumps(state))
-    proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children), *row["survivors"]], cwd=folder,
-                          env=env, capture_output=True, text=True)  # fmt: skip
-    (folder / "rerun.log").write_text(proc.stdout + proc.stderr)
-    out = collect(folder, env, proc, row["seconds"] + time.monotonic() - start)
-    out["survivors_rerun_seconds"] = round(time.monotonic() - start, 1)
+    proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children)], cwd=folder, env=env,
+                          capture_output=True, text=True)  # fmt: skip
+    with open(folder / "run.log", "a") as fh:
+        fh.write(proc.stdout + proc.stderr)
+    out = collect(folder, env, proc, time.monotonic() - start)
+    out["carried_on"] = True
     return out
 
 
@@ -261,8 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--children", type=int, default=2, help="mutants tested in parallel")
     parser.add_argument("--as-before", action="store_true", help="store the result as the 'before' score")
     parser.add_argument("--render-only", action="store_true", help="rewrite mutation.md from mutation.json")
-    parser.add_argument("--survivors", action="store_true",
-                        help="re-test only the last full run's survivors against the current tests (source unchanged)")
+    parser.add_argument("--carry-on", action="store_true",
+                        help="carry on in the last run's folder with the current tests: untested mutants and "
+                        "survivors are tested (source unchanged)")
     args = parser.parse_args(argv)
     if unknown := set(args.modules) - set(MODULES):
         parser.error(f"unknown module(s): {', '.join(sorted(unknown))}; known: {', '.join(MODULES)}")
@@ -271,10 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.render_only:
         for name in args.modules or list(MODULES):
             print(f"{name}: mutating scripts/ablation/{name}.py ...", file=sys.stderr, flush=True)
-            if args.survivors and name not in data["modules"]:
-                parser.error(f"--survivors: no full run of {name} recorded in {JSON.name}")
-            if args.survivors:
-                row = rerun_survivors(name, data["modules"][name], args.children)
+            if args.carry_on:
+                row = carry_on(name, args.children)
             else:
                 row = run_module(name, MODULES[name], args.children)
             row["commit"] = commit
