@@ -171,7 +171,8 @@ def collect(folder: Path, env: dict, proc, seconds: float) -> dict:
         m = re.match(r"\s*(\S+): (.+)$", line)
         if m:
             status[m.group(1)] = m.group(2).strip()
-    counts = {k: sum(v == k for v in status.values()) for k in ("killed", "survived", "timeout", "suspicious", "no tests")}
+    counts = {k: sum(v == k for v in status.values())
+              for k in ("killed", "survived", "timeout", "suspicious", "no tests", "not checked")}  # fmt: skip
     survivors = {}
     for mutant in sorted(m for m, s in status.items() if s in ("survived", "no tests")):
         diff = subprocess.run([str(MUTMUT), "show", mutant], cwd=folder, env=env, capture_output=True, text=True).stdout
@@ -182,8 +183,8 @@ def collect(folder: Path, env: dict, proc, seconds: float) -> dict:
         "total": len(status),
         "survivors": survivors,
         "seconds": round(seconds, 1),
-        "returncode": proc.returncode,
-        "log_tail": (proc.stdout + proc.stderr)[-1500:] if not status else "",
+        "returncode": proc.returncode if proc else None,
+        "log_tail": (proc.stdout + proc.stderr)[-1500:] if proc and not status else "",
     }
 
 
@@ -191,6 +192,11 @@ def score(row: dict) -> float | None:
     c = row["counts"]
     judged = c["killed"] + c["survived"] + c["timeout"] + c["no tests"]
     return c["killed"] / judged if judged else None
+
+
+def _partial(counts: dict) -> str:
+    """A run stopped part-way (``--collect-only``): how many mutants it had not tested yet."""
+    return f" (partial: {counts['not checked']} not yet tested)" if counts.get("not checked") else ""
 
 
 def render(data: dict) -> str:
@@ -224,7 +230,7 @@ def render(data: dict) -> str:
         s_eq = c["killed"] / judged if judged else None
         mark = "" if s_eq is None else (" ✓" if s_eq >= goal else " ✗")
         lines.append(
-            f"| {name} | {tests} | {row['commit']} | {c['killed']} | {c['survived']} | {c['timeout']} | {c['no tests']} "
+            f"| {name} | {tests} | {row['commit']}{_partial(c)} | {c['killed']} | {c['survived']} | {c['timeout']} | {c['no tests']} "
             f"| {eq} | {_pct(s)} | {_pct(s_eq)}{mark} | {goal:.0%} | {row['seconds'] / 60:.1f} |"
         )
     if data.get("before"):
@@ -266,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--carry-on", action="store_true",
                         help="carry on in the last run's folder with the current tests: untested mutants and "
                         "survivors are tested (source unchanged)")
+    parser.add_argument("--collect-only", action="store_true",
+                        help="record what the last run's folder holds, without testing (a run stopped part-way)")
     args = parser.parse_args(argv)
     if unknown := set(args.modules) - set(MODULES):
         parser.error(f"unknown module(s): {', '.join(sorted(unknown))}; known: {', '.join(MODULES)}")
@@ -274,7 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.render_only:
         for name in args.modules or list(MODULES):
             print(f"{name}: mutating scripts/ablation/{name}.py ...", file=sys.stderr, flush=True)
-            if args.carry_on:
+            if args.collect_only:  # a run stopped part-way: what it has measured ("not checked": not yet tested)
+                row = collect(WORK / name, dict(os.environ), None, 0.0)
+            elif args.carry_on:
                 row = carry_on(name, args.children)
             else:
                 row = run_module(name, MODULES[name], args.children)
