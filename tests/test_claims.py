@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as sps
 
 from ablation import claims as C
 
@@ -383,3 +384,30 @@ def test_main_evaluates_one_family_and_writes_one_studys_rows(tmp_path, capsys):
     with pytest.raises(SystemExit):
         C.main(argv[:3] + argv[4:])
     assert "2 studies but 1 summaries and 2 gradient tables" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind, keys, side", [
+    ("at_least", dict(threshold=0.82), "lower"),
+    ("at_value", dict(target=0.86, tolerance=0.1), "both"),
+])  # fmt: skip
+def test_a_claims_p_is_the_smallest_alpha_at_which_its_interval_decides(kind, keys, side):
+    # five seeds symmetric about 0.86 (Hall's interval is Student's t): the interval at level 1 - a
+    # has lower bound >= 0.82 exactly when a >= 2 (1 - F_t((mean - 0.82) / se))
+    values = [0.80, 0.84, 0.86, 0.88, 0.92]
+    df = study(lambda cell, s: values[s], seeds=range(5))
+    c = dict(claim(kind, **keys), where={"pos_enc": "none", "norm": "post"})
+    v, row = verdict(c, df)
+    se = sps.sem(values)
+    if side == "lower":
+        p = 2 * sps.t.sf((np.mean(values) - 0.82) / se, 4)
+    else:  # within 0.76 .. 0.96: the nearer edge decides
+        p = 2 * sps.t.sf(min(np.mean(values) - 0.76, 0.96 - np.mean(values)) / se, 4)
+    assert row["p_value"] == pytest.approx(p, rel=1e-5) and row["p_holm"] == row["p_value"]
+    assert v == ("SUPPORTED" if p <= 0.05 else "INCONCLUSIVE")
+    lo, hi = sps.t.interval(0.95, 4, loc=np.mean(values), scale=se)
+    assert (row["ci_lo"], row["ci_hi"]) == pytest.approx((lo, hi), abs=1e-12)
+    assert row["estimate"] == pytest.approx(0.86) and row["n"] == 5
+    assert row["robustness"] * 5 == pytest.approx(round(row["robustness"] * 5))  # a share of the 5 seeds left out
+    assert ("fragile" in row["detail"]) == (row["robustness"] < 0.8)
+    assert row["cells"] == "every" and row["kind"] == kind and row["source"] == "lesson 45"
+    assert f"p = {p:.4g} for SUPPORTED" in row["detail"]
