@@ -411,3 +411,32 @@ def test_a_claims_p_is_the_smallest_alpha_at_which_its_interval_decides(kind, ke
     assert ("fragile" in row["detail"]) == (row["robustness"] < 0.8)
     assert row["cells"] == "every" and row["kind"] == kind and row["source"] == "lesson 45"
     assert f"p = {p:.4g} for SUPPORTED" in row["detail"]
+
+
+def test_the_binding_cell_is_shown_and_every_cell_is_listed():
+    # at_least in every cell: the cell with the lowest mean decides SUPPORTED, so it is the one shown
+    df = study(lambda cell, s: 0.9 + 0.05 * (cell["norm"] == "pre") + 0.02 * (cell["pos_enc"] == "none") + 0.003 * (s % 3))
+    v, row = verdict(claim("at_least", threshold=0.8), df)
+    low = df[(df["norm"] == "post") & (df["pos_enc"] == "sinusoidal")].groupby("seed")["test_acc"].mean()
+    assert v == "SUPPORTED" and row["estimate"] == pytest.approx(low.mean(), abs=1e-12)
+    assert row["detail"].count(" seeds)") == 4 and "norm=post" in row["detail"] and "pos_enc=none" in row["detail"]
+    # on average over the cells: one mean per seed over the four cells
+    v, row = verdict(claim("at_least", threshold=0.8, cells="average"), df)
+    assert row["estimate"] == pytest.approx(df.groupby("seed")["test_acc"].mean().mean(), abs=1e-12)
+    assert "mean over 4 cell(s)" in row["detail"] and "on the mean over cells within each seed" in row["rule"]
+
+
+def test_diverged_runs_are_named_in_the_detail_by_metric():
+    df = study(lambda cell, s: 0.9)
+    df.loc[0, ["status", "test_acc", "final_train_acc"]] = ["diverged", np.nan, np.nan]
+    conv = claim("at_least", threshold=0.1, metric="converged")
+    assert "1 diverged run(s) counted as not converged" in verdict(conv, df)[1]["detail"]
+    acc = claim("at_least", threshold=0.1)
+    v, row = verdict(acc, df)
+    assert "1 diverged run(s) counted at chance (0.5) when their value is missing" in row["detail"]
+    assert row["verdict_without_diverged"] in C.VERDICTS
+    # without the diverged runs a 'where' may select nothing: the reason is given
+    only = df.copy()
+    only.loc[only["pos_enc"] == "none", "status"] = "diverged"
+    v, row = verdict(dict(acc, where={"pos_enc": "none"}), only)
+    assert row["verdict_without_diverged"].startswith("INCONCLUSIVE (claim 'c-at_least': 'where' pos_enc='none' selects no runs")
