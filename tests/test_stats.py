@@ -708,3 +708,26 @@ def test_pairing_refuses_duplicates_and_pairs_given_values():
     with pytest.raises(ValueError, match="factor column\\(s\\) not in summary: depth, width"):
         stats.paired_comparisons(df, ["depth", "width"], CFG)
     assert stats.seeds_to_reach(0.0625) == 5 and stats.seeds_to_reach(0.06) == 6
+
+
+def test_run_counts_fill_missing_totals_and_counts():
+    df = pd.DataFrame({"test_acc": [0.5, 0.75, np.nan, np.nan], "test_correct": [150, np.nan, np.nan, 90],
+                       "test_total": [300, 200, np.nan, np.nan], "n_test": [150, 100, 50, 60]})  # fmt: skip
+    correct, total = stats.run_counts(df)
+    assert list(total) == [300, 200, 100, 120] and list(correct) == [150, 150, 50, 90]
+    assert list(stats.run_counts(df.drop(columns=["test_correct"]))[0]) == [150, 150, 50, 60]  # NaN accuracy: chance
+
+
+def test_each_cells_bootstrap_sees_its_runs_in_their_order():
+    # three interleaved cells of 300 runs: the cell table's bootstrap must resample each cell's
+    # values in run order (a stable split), as bootstrap_mean_ci of the cells in run order does
+    rng = np.random.default_rng(9)
+    n = 900
+    df = pd.DataFrame({"f": np.tile(["a", "b", "c"], n // 3), "seed": np.repeat(np.arange(n // 3), 3), "status": "ok",
+                       "test_total": 300, "final_train_acc": 1.0})  # fmt: skip
+    df["test_correct"] = rng.binomial(300, 0.8, n)
+    df["test_acc"] = df["test_correct"] / 300
+    cfg = dict(CFG, n_resamples=200)
+    table = stats.cell_table(df, ["f"], cfg, seed=2)
+    in_order = stats.bootstrap_mean_ci([df.loc[df["f"] == lev, "test_acc"].to_numpy() for lev in "abc"], 0.95, 200, seed=2)
+    assert list(table["boot_lo"]) == list(in_order[0]) and list(table["boot_hi"]) == list(in_order[1])
