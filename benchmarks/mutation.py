@@ -57,7 +57,28 @@ _INT_POSITIONS = "integer positions divided by the float64 frequencies give the 
 _EPS = "F.layer_norm's default eps is 1e-5, the eps of every LayerNorm of the model"
 _ROOT = "_fill_defaults only passes `root` on to itself: nothing reads it"
 _PROPERTIES = "_fill_defaults is only called with schemas that have `properties`"
+_RESET_INDEX = "keys has a RangeIndex: drop=False adds an 'index' column that the final column selection leaves out"
+_BATCH = "the batch size only splits the same stream of draws (default_rng draws the same numbers in any split)"
+_NAN_TEXT = 'float("NAN") is nan'
+_WARNINGS = "the catch_warnings block ignores the RuntimeWarning whatever errstate says"
 EQUIVALENT: dict[str, str] = {
+    "ablation.stats.x_metric_values__mutmut_11": "astype(None) is astype(float64)",
+    "ablation.stats.x_stability_table__mutmut_55": _RESET_INDEX,
+    "ablation.stats.x_stability_table__mutmut_56": _RESET_INDEX,
+    "ablation.stats.x_cell_table__mutmut_203": _RESET_INDEX,
+    "ablation.stats.x_cell_table__mutmut_204": _RESET_INDEX,
+    "ablation.stats.x_pair_runs__mutmut_24": "_pair_frame returns the values as float arrays whatever their dtype",
+    "ablation.stats.x_pair_runs__mutmut_26": "_pair_frame returns the values as float arrays whatever their dtype",
+    "ablation.stats.x_mde__mutmut_9": _NAN_TEXT,
+    "ablation.stats.x__main_effects_core__mutmut_22": _NAN_TEXT,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_41": _BATCH,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_47": _BATCH,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_49": _BATCH,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_85": _WARNINGS,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_86": _WARNINGS,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_87": _WARNINGS,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_88": _WARNINGS,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_96": "ignoring every warning there instead of RuntimeWarning: nothing else warns in that block",
     "ablation.io.x__file_mode__mutmut_3": "the probe's value is discarded: os.umask returns the old mask either way and the next line restores it",
     "ablation.io.x_write_text__mutmut_5": _MODE_W,
     "ablation.io.x_write_csv__mutmut_12": _MODE_W,
