@@ -41,7 +41,7 @@ MODULES: dict[str, dict] = {
     "data": {"tests": ["tests/test_data.py", "tests/test_mutation_kills.py"]},
     "model": {"tests": ["tests/test_model.py", "tests/test_checks.py", "tests/test_mutation_kills.py"]},
     "config": {"tests": ["tests/test_config_validation.py"], "deselect": "snakemake"},
-    "stats": {"tests": ["tests/test_stats.py", "tests/test_holm_tables.py"], "deselect": "fast_enough"},
+    "stats": {"tests": ["tests/test_stats.py", "tests/test_holm_tables.py", "tests/test_stats_simulation.py"], "deselect": "ten_thousand"},
     "claims": {"tests": ["tests/test_claims.py"]},
 }
 GOAL = {"stats": 0.90, "claims": 0.90}  # the others: 0.80
@@ -57,7 +57,28 @@ _INT_POSITIONS = "integer positions divided by the float64 frequencies give the 
 _EPS = "F.layer_norm's default eps is 1e-5, the eps of every LayerNorm of the model"
 _ROOT = "_fill_defaults only passes `root` on to itself: nothing reads it"
 _PROPERTIES = "_fill_defaults is only called with schemas that have `properties`"
+_RESET_INDEX = "keys has a RangeIndex: drop=False adds an 'index' column that the final column selection leaves out"
+_BATCH = "the batch size only splits the same stream of draws (default_rng draws the same numbers in any split)"
+_NAN_TEXT = 'float("NAN") is nan'
+_WARNINGS = "the catch_warnings block ignores the RuntimeWarning whatever errstate says"
 EQUIVALENT: dict[str, str] = {
+    "ablation.stats.x_metric_values__mutmut_11": "astype(None) is astype(float64)",
+    "ablation.stats.x_stability_table__mutmut_55": _RESET_INDEX,
+    "ablation.stats.x_stability_table__mutmut_56": _RESET_INDEX,
+    "ablation.stats.x_cell_table__mutmut_203": _RESET_INDEX,
+    "ablation.stats.x_cell_table__mutmut_204": _RESET_INDEX,
+    "ablation.stats.x_pair_runs__mutmut_24": "_pair_frame returns the values as float arrays whatever their dtype",
+    "ablation.stats.x_pair_runs__mutmut_26": "_pair_frame returns the values as float arrays whatever their dtype",
+    "ablation.stats.x_mde__mutmut_9": _NAN_TEXT,
+    "ablation.stats.x__main_effects_core__mutmut_22": _NAN_TEXT,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_41": _BATCH,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_47": _BATCH,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_49": _BATCH,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_85": _WARNINGS,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_86": _WARNINGS,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_87": _WARNINGS,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_88": _WARNINGS,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_96": "ignoring every warning there instead of RuntimeWarning: nothing else warns in that block",
     "ablation.io.x__file_mode__mutmut_3": "the probe's value is discarded: os.umask returns the old mask either way and the next line restores it",
     "ablation.io.x_write_text__mutmut_5": _MODE_W,
     "ablation.io.x_write_csv__mutmut_12": _MODE_W,
@@ -129,6 +150,41 @@ def run_module(name: str, spec: dict, children: int) -> dict:
     proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children)], cwd=folder, env=env,
                           capture_output=True, text=True)  # fmt: skip
     (folder / "run.log").write_text(proc.stdout + proc.stderr)
+    return collect(folder, env, proc, time.monotonic() - start)
+
+
+def carry_on(name: str, children: int) -> dict:
+    """Carry on in the last run's folder of ``name`` with the current tests: mutants not yet tested
+    (a run stopped part-way) and the survivors (status survived or no tests) are tested; killed ones
+    stay killed, as tests are only ever added or sharpened. The module's source must be the one that
+    run mutated (mutant names are numbered per function). ``seconds`` is this pass only."""
+    folder = WORK / name
+    mutated = folder / "src" / "ablation" / f"{name}.py"
+    meta = folder / "mutants" / "src" / "ablation" / f"{name}.py.meta"
+    if not meta.exists() or mutated.read_bytes() != (REPO / "scripts" / "ablation" / f"{name}.py").read_bytes():
+        sys.exit(f"{name}: its source changed since the last run (or there was none): run it in full")
+    start = time.monotonic()
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+    env.pop("CI", None)
+    for dest in (folder / "tests", folder / "mutants" / "tests"):
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(REPO / "tests", dest, ignore=shutil.ignore_patterns("__pycache__", "artifacts"))
+    (folder / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)  # which tests reach what: collect anew
+    state = json.loads(meta.read_text())
+    for mutant, code in state["exit_code_by_key"].items():
+        if code in (0, 33):  # survived, no tests
+            state["exit_code_by_key"][mutant] = None
+    meta.write_text(json.dumps(state))
+    proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children)], cwd=folder, env=env,
+                          capture_output=True, text=True)  # fmt: skip
+    with open(folder / "run.log", "a") as fh:
+        fh.write(proc.stdout + proc.stderr)
+    out = collect(folder, env, proc, time.monotonic() - start)
+    out["carried_on"] = True
+    return out
+
+
+def collect(folder: Path, env: dict, proc, seconds: float) -> dict:
     results = subprocess.run([str(MUTMUT), "results", "--all", "true"], cwd=folder, env=env,
                              capture_output=True, text=True).stdout  # fmt: skip
     status: dict[str, str] = {}
@@ -136,7 +192,8 @@ def run_module(name: str, spec: dict, children: int) -> dict:
         m = re.match(r"\s*(\S+): (.+)$", line)
         if m:
             status[m.group(1)] = m.group(2).strip()
-    counts = {k: sum(v == k for v in status.values()) for k in ("killed", "survived", "timeout", "suspicious", "no tests")}
+    counts = {k: sum(v == k for v in status.values())
+              for k in ("killed", "survived", "timeout", "suspicious", "no tests", "not checked")}  # fmt: skip
     survivors = {}
     for mutant in sorted(m for m, s in status.items() if s in ("survived", "no tests")):
         diff = subprocess.run([str(MUTMUT), "show", mutant], cwd=folder, env=env, capture_output=True, text=True).stdout
@@ -146,9 +203,9 @@ def run_module(name: str, spec: dict, children: int) -> dict:
         "counts": counts,
         "total": len(status),
         "survivors": survivors,
-        "seconds": round(time.monotonic() - start, 1),
-        "returncode": proc.returncode,
-        "log_tail": (proc.stdout + proc.stderr)[-1500:] if not status else "",
+        "seconds": round(seconds, 1),
+        "returncode": proc.returncode if proc else None,
+        "log_tail": (proc.stdout + proc.stderr)[-1500:] if proc and not status else "",
     }
 
 
@@ -156,6 +213,11 @@ def score(row: dict) -> float | None:
     c = row["counts"]
     judged = c["killed"] + c["survived"] + c["timeout"] + c["no tests"]
     return c["killed"] / judged if judged else None
+
+
+def _partial(counts: dict) -> str:
+    """A run stopped part-way (``--collect-only``): how many mutants it had not tested yet."""
+    return f" (partial: {counts['not checked']} not yet tested)" if counts.get("not checked") else ""
 
 
 def render(data: dict) -> str:
@@ -189,7 +251,7 @@ def render(data: dict) -> str:
         s_eq = c["killed"] / judged if judged else None
         mark = "" if s_eq is None else (" ✓" if s_eq >= goal else " ✗")
         lines.append(
-            f"| {name} | {tests} | {row['commit']} | {c['killed']} | {c['survived']} | {c['timeout']} | {c['no tests']} "
+            f"| {name} | {tests} | {row['commit']}{_partial(c)} | {c['killed']} | {c['survived']} | {c['timeout']} | {c['no tests']} "
             f"| {eq} | {_pct(s)} | {_pct(s_eq)}{mark} | {goal:.0%} | {row['seconds'] / 60:.1f} |"
         )
     if data.get("before"):
@@ -228,6 +290,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--children", type=int, default=2, help="mutants tested in parallel")
     parser.add_argument("--as-before", action="store_true", help="store the result as the 'before' score")
     parser.add_argument("--render-only", action="store_true", help="rewrite mutation.md from mutation.json")
+    parser.add_argument("--carry-on", action="store_true",
+                        help="carry on in the last run's folder with the current tests: untested mutants and "
+                        "survivors are tested (source unchanged)")
+    parser.add_argument("--collect-only", action="store_true",
+                        help="record what the last run's folder holds, without testing (a run stopped part-way)")
     args = parser.parse_args(argv)
     if unknown := set(args.modules) - set(MODULES):
         parser.error(f"unknown module(s): {', '.join(sorted(unknown))}; known: {', '.join(MODULES)}")
@@ -236,7 +303,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.render_only:
         for name in args.modules or list(MODULES):
             print(f"{name}: mutating scripts/ablation/{name}.py ...", file=sys.stderr, flush=True)
-            row = run_module(name, MODULES[name], args.children)
+            if args.collect_only:  # a run stopped part-way: what it has measured ("not checked": not yet tested)
+                row = collect(WORK / name, dict(os.environ), None, 0.0)
+            elif args.carry_on:
+                row = carry_on(name, args.children)
+            else:
+                row = run_module(name, MODULES[name], args.children)
             row["commit"] = commit
             row["measured_at"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
             data["before" if args.as_before else "modules"][name] = row

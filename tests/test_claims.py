@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as sps
 
 from ablation import claims as C
 
@@ -67,7 +68,8 @@ def test_at_value_three_verdicts():
     assert v == "SUPPORTED" and row["n"] == 8 and 0.5 < row["ci_lo"] < row["ci_hi"] < 0.5034
     assert "0.5 ± 0.0034" in row["rule"] and "t over seeds" in row["detail"]
     assert verdict(c, study(lambda cell, s: 0.7 + 0.005 * (s % 3)))[0] == "CONTRADICTED"
-    assert verdict(c, study(lambda cell, s: 0.5, noise=0.02))[0] == "INCONCLUSIVE"
+    # centred on the target but spread +-0.02 over seeds: the interval is wider than the band
+    assert verdict(c, study(lambda cell, s: 0.5 + 0.02 * (-1) ** s))[0] == "INCONCLUSIVE"
 
 
 def test_equal_seeds_give_no_zero_width_interval():
@@ -86,13 +88,21 @@ def test_equal_seeds_give_no_zero_width_interval():
         claim("equivalent", factor="norm", levels=["post", "pre"], margin=0.5),
         claim("not_worse", factor="norm", levels=["post", "pre"], margin=0.5),
         claim("better", factor="norm", levels=["post", "pre"]),
+        claim("grad_trend", factor="norm", growing="post", flat="pre", flat_margin=0.5),
     ],
     ids=lambda c: c["kind"],
 )
-def test_one_seed_is_never_decisive(c):
-    df = study(lambda cell, s: 0.5 + 0.3 * (cell["norm"] == "pre"), seeds=[0])
-    v, row = verdict(c, df)
-    assert v == "INCONCLUSIVE" and row["n"] == 1 and "needs at least 2" in row["detail"]
+@pytest.mark.parametrize("seeds", [[0], [0, 1]], ids=["one seed", "two equal seeds"])
+def test_one_seed_or_equal_seeds_are_never_decisive(c, seeds):
+    # every seed gives the same value in each cell (and the same gradient slope): no zero-width interval
+    df = study(lambda cell, s: 0.5 + 0.3 * (cell["norm"] == "pre"), seeds=seeds)
+    g = grads(df, lambda run: 0.5 if run["norm"] == "post" else 0.0)
+    v, row = verdict(c, df, g)
+    assert v == "INCONCLUSIVE" and row["n"] == len(seeds)
+    if len(seeds) == 1:
+        assert "needs at least 2" in row["detail"]
+    else:
+        assert c["kind"] == "better" or row["ci_hi"] - row["ci_lo"] > 0.5, row["detail"]
 
 
 def test_at_least_three_verdicts_and_equal_seeds():
@@ -164,7 +174,11 @@ def test_all_zero_differences_do_not_support_not_worse():
     c = claim("not_worse", factor="norm", levels=["post", "pre"], where={"pos_enc": "none"}, metric="converged",
               margin=0.1)  # fmt: skip
     v, row = verdict(c, df)
-    assert v == "INCONCLUSIVE" and row["ci_lo"] < -0.1 and row["estimate"] == 0.0
+    # the paired-proportion (Tango score) bound, -z^2 / (10 + z^2) = -0.278, as Newcombe's
+    assert v == "INCONCLUSIVE" and row["ci_lo"] == pytest.approx(-0.2775, abs=1e-4) and row["estimate"] == 0.0
+    assert "Tango score over seeds (paired 0/1)" in row["detail"]
+    # a margin wider than the bound: ten concordant seeds do support it
+    assert verdict(dict(c, margin=0.3), df)[0] == "SUPPORTED"
 
 
 def test_not_worse_three_verdicts():
@@ -339,3 +353,90 @@ def test_read_table_keeps_factor_levels_as_written(tmp_path):
     table = analyze.read_table(path, ["pos_enc", "heads"])
     assert list(table["pos_enc"]) == ["NA", "None", "sinusoidal"] and list(table["heads"]) == [1, 4, 4]
     assert list(table["run_id"]) == ["007", "008", "009"] and np.isnan(table["test_acc"][1])
+
+
+def test_main_evaluates_one_family_and_writes_one_studys_rows(tmp_path, capsys):
+    import json
+
+    # two studies; the claims of both form one Holm family, and --study picks the rows written
+    gain = study(lambda cell, s: 0.7 + (0.02 + 0.01 * s if cell["norm"] == "pre" else 0.0), seeds=range(6))
+    flat = study(lambda cell, s: 0.5)
+    one = dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"})
+    chance = dict(one, id="no-gain")  # every difference 0: p = 1, but it counts in the family
+    paths = {}
+    for name, df in (("gain", gain), ("flat", flat)):
+        paths[name] = (tmp_path / f"{name}.csv", tmp_path / f"{name}_grads.csv")
+        df.to_csv(paths[name][0], index=False)
+        grads(df, lambda run: 0.0).to_csv(paths[name][1], index=False)
+    spec = {"stats": CFG, "studies": {"gain": {"factors": FACTORS, "claims": [one]},
+                                      "flat": {"factors": FACTORS, "claims": [chance]}}}  # fmt: skip
+    out = tmp_path / "claims.csv"
+    argv = ["--family-json", json.dumps(spec), "--summaries", str(paths["gain"][0]), str(paths["flat"][0]),
+            "--init-grads", str(paths["gain"][1]), str(paths["flat"][1]), "--study", "gain", "--out", str(out)]  # fmt: skip
+    assert C.main(argv) == 0
+    written = pd.read_csv(out)
+    assert list(written.columns) == C.CLAIM_COLUMNS and list(written["id"]) == ["c-better"]
+    family = C.evaluate_family([("gain", [one], gain, None, FACTORS), ("flat", [chance], flat, None, FACTORS)], CFG)
+    assert written["p_holm"].iloc[0] == pytest.approx(family["p_holm"].iloc[0]) == pytest.approx(2 * 0.03125)
+    assert written["verdict"].iloc[0] == family["verdict"].iloc[0] == "INCONCLUSIVE"
+    assert capsys.readouterr().out == f"claim c-better: {family['verdict'].iloc[0]}\n"
+    # a summary missing for a study: a clear usage error
+    with pytest.raises(SystemExit):
+        C.main(argv[:3] + argv[4:])
+    assert "2 studies but 1 summaries and 2 gradient tables" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind, keys, side", [
+    ("at_least", dict(threshold=0.82), "lower"),
+    ("at_value", dict(target=0.86, tolerance=0.1), "both"),
+])  # fmt: skip
+def test_a_claims_p_is_the_smallest_alpha_at_which_its_interval_decides(kind, keys, side):
+    # five seeds symmetric about 0.86 (Hall's interval is Student's t): the interval at level 1 - a
+    # has lower bound >= 0.82 exactly when a >= 2 (1 - F_t((mean - 0.82) / se))
+    values = [0.80, 0.84, 0.86, 0.88, 0.92]
+    df = study(lambda cell, s: values[s], seeds=range(5))
+    c = dict(claim(kind, **keys), where={"pos_enc": "none", "norm": "post"})
+    v, row = verdict(c, df)
+    se = sps.sem(values)
+    if side == "lower":
+        p = 2 * sps.t.sf((np.mean(values) - 0.82) / se, 4)
+    else:  # within 0.76 .. 0.96: the nearer edge decides
+        p = 2 * sps.t.sf(min(np.mean(values) - 0.76, 0.96 - np.mean(values)) / se, 4)
+    assert row["p_value"] == pytest.approx(p, rel=1e-5) and row["p_holm"] == row["p_value"]
+    assert v == ("SUPPORTED" if p <= 0.05 else "INCONCLUSIVE")
+    lo, hi = sps.t.interval(0.95, 4, loc=np.mean(values), scale=se)
+    assert (row["ci_lo"], row["ci_hi"]) == pytest.approx((lo, hi), abs=1e-12)
+    assert row["estimate"] == pytest.approx(0.86) and row["n"] == 5
+    assert row["robustness"] * 5 == pytest.approx(round(row["robustness"] * 5))  # a share of the 5 seeds left out
+    assert ("fragile" in row["detail"]) == (row["robustness"] < 0.8)
+    assert row["cells"] == "every" and row["kind"] == kind and row["source"] == "lesson 45"
+    assert f"p = {p:.4g} for SUPPORTED" in row["detail"]
+
+
+def test_the_binding_cell_is_shown_and_every_cell_is_listed():
+    # at_least in every cell: the cell with the lowest mean decides SUPPORTED, so it is the one shown
+    df = study(lambda cell, s: 0.9 + 0.05 * (cell["norm"] == "pre") + 0.02 * (cell["pos_enc"] == "none") + 0.003 * (s % 3))
+    v, row = verdict(claim("at_least", threshold=0.8), df)
+    low = df[(df["norm"] == "post") & (df["pos_enc"] == "sinusoidal")].groupby("seed")["test_acc"].mean()
+    assert v == "SUPPORTED" and row["estimate"] == pytest.approx(low.mean(), abs=1e-12)
+    assert row["detail"].count(" seeds)") == 4 and "norm=post" in row["detail"] and "pos_enc=none" in row["detail"]
+    # on average over the cells: one mean per seed over the four cells
+    v, row = verdict(claim("at_least", threshold=0.8, cells="average"), df)
+    assert row["estimate"] == pytest.approx(df.groupby("seed")["test_acc"].mean().mean(), abs=1e-12)
+    assert "mean over 4 cell(s)" in row["detail"] and "on the mean over cells within each seed" in row["rule"]
+
+
+def test_diverged_runs_are_named_in_the_detail_by_metric():
+    df = study(lambda cell, s: 0.9)
+    df.loc[0, ["status", "test_acc", "final_train_acc"]] = ["diverged", np.nan, np.nan]
+    conv = claim("at_least", threshold=0.1, metric="converged")
+    assert "1 diverged run(s) counted as not converged" in verdict(conv, df)[1]["detail"]
+    acc = claim("at_least", threshold=0.1)
+    v, row = verdict(acc, df)
+    assert "1 diverged run(s) counted at chance (0.5) when their value is missing" in row["detail"]
+    assert row["verdict_without_diverged"] in C.VERDICTS
+    # without the diverged runs a 'where' may select nothing: the reason is given
+    only = df.copy()
+    only.loc[only["pos_enc"] == "none", "status"] = "diverged"
+    v, row = verdict(dict(acc, where={"pos_enc": "none"}), only)
+    assert row["verdict_without_diverged"].startswith("INCONCLUSIVE (claim 'c-at_least': 'where' pos_enc='none' selects no runs")

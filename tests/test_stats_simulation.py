@@ -2,13 +2,11 @@
 
 Synthetic studies like the real ones: 6 cells, 5 or 10 seeds, a seed effect shared by every cell
 (ICC 0, 0.2, 0.5), accuracies bounded in [0, 1] and rounded to k / 300 (ties), a cell exactly at
-chance and a cell at 1.0 in every seed (all-equal cells), one near the ceiling (clipped).
-
-Outside what these intervals promise: seed means far from normal at 5-10 seeds, such as a cell
-where a few seeds fail outright or one piled against the ceiling with a long lower tail. There a
-t-interval over seeds under-covers (and no interval valid for every bounded distribution is
-narrower than Anderson's); the claims' leave-one-seed-out robustness shows such verdicts as fragile.
-Every check runs SIMS simulated studies at once (vectorised numpy).
+chance and a cell at 1.0 in every seed (all-equal cells), and two skewed cells near the ceiling:
+clipped at 1.0, a fifth to a half of their seeds sit at 1.0 and the rest form a lower tail. There a
+plain Student t interval over 5 seeds covers less than 93 % (it sits too high when the drawn seeds
+happen to pile at 1.0; asserted below); the intervals use Hall's skewness-corrected t, which these
+tests hold to 93 % like every other cell. Every check runs SIMS simulated studies at once (vectorised numpy).
 """
 
 from __future__ import annotations
@@ -17,16 +15,18 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from ablation import stats as S
+from ablation import stats
 
 T = 300  # test items per run: accuracies move in steps of 1 / T
 SIMS = 4000
 ALPHA = 0.05
 MC = 3 * np.sqrt(ALPHA * (1 - ALPHA) / SIMS)  # three Monte-Carlo standard errors of a rate near alpha
 LOWEST_COVERAGE = 0.93
-# cells: exactly at chance in every seed; three in the middle; perfect in every seed; near the ceiling
-MU = np.array([0.5, 0.62, 0.75, 0.90, 1.0, 0.95])
-SD = np.array([0.0, 0.05, 0.05, 0.04, 0.0, 0.02])
+# cells: exactly at chance in every seed; two in the middle; skewed near the ceiling; perfect in
+# every seed; skewed near the ceiling
+MU = np.array([0.5, 0.62, 0.75, 0.97, 1.0, 0.98])
+SD = np.array([0.0, 0.05, 0.05, 0.05, 0.0, 0.04])
+SKEWED_CELLS = (3, 5)
 EQUAL_CELLS = (0, 4)
 
 
@@ -52,7 +52,7 @@ def coverage(lo, hi, value) -> float:
 
 def seed_interval(values, step, bounds=(0.0, 1.0)):
     """The interval a claim or the report puts on a mean over seeds: values (sims, seeds)."""
-    return S.mean_cis(S.quantize(values, step), 1 - ALPHA, bounds, step)
+    return stats.mean_cis(stats.quantize(values, step), 1 - ALPHA, bounds, step)
 
 
 CASES = [(icc, n) for icc in (0.0, 0.2, 0.5) for n in (5, 10)]
@@ -67,6 +67,11 @@ def test_intervals_over_seeds_cover(truth, icc, n_seeds):
     for c in range(len(MU)):
         lo, hi, method = seed_interval(acc[..., c], 1 / T)
         assert coverage(lo, hi, mu[c]) >= LOWEST_COVERAGE, (c, coverage(lo, hi, mu[c]))
+        if c in SKEWED_CELLS:  # a sizeable share of the seeds sits at the ceiling
+            assert 0.2 < np.mean(acc[..., c] == 1.0) < 0.6
+            t_lo, t_hi = stats.t_mean_ci(list(acc[..., c]), 1 - ALPHA)
+            if n_seeds == 5:  # what the correction is for
+                assert coverage(t_lo, t_hi, mu[c]) < LOWEST_COVERAGE
         if c in EQUAL_CELLS:  # every seed equal: a wide interval, never [v, v]
             assert (np.ptp(acc[..., c], axis=1) == 0).all() and (hi - lo > 0.3).all()
     # the mean over cells within each seed (a claim judged on average over cells; a marginal mean)
@@ -108,9 +113,23 @@ def test_zero_one_metric_per_seed_covers(p, n_seeds):
     # converged or not, one 0/1 value per seed: Clopper-Pearson; at p = 1 every seed converges
     rng = np.random.default_rng([3, n_seeds, int(100 * p)])
     x = (rng.random((SIMS, n_seeds)) < p).astype(float)
-    lo, hi, method = S.mean_cis(x, 1 - ALPHA)
+    lo, hi, method = stats.mean_cis(x, 1 - ALPHA)
     assert set(method) == {"Clopper-Pearson over seeds"}
     assert coverage(lo, hi, p) >= 0.95 - MC
+
+
+@pytest.mark.parametrize("n_seeds", [5, 10])
+@pytest.mark.parametrize("p_a, p_b, rho", [(0.9, 0.9, 0.5), (0.8, 0.95, 0.3), (0.95, 1.0, 0.0), (1.0, 1.0, 0.0), (0.6, 0.7, 0.0)])
+def test_paired_zero_one_differences_cover(p_a, p_b, rho, n_seeds):
+    # converged or not at two levels of one seed (correlated through the seed): the difference per
+    # seed is -1, 0 or 1, and its interval is Tango's score interval
+    rng = np.random.default_rng([7, n_seeds, int(100 * p_a), int(100 * p_b)])
+    u = rng.standard_normal((SIMS, n_seeds, 1))
+    z = np.sqrt(rho) * u + np.sqrt(1 - rho) * rng.standard_normal((SIMS, n_seeds, 2))
+    x = (sps.norm.cdf(z) < np.array([p_a, p_b])).astype(float)
+    lo, hi, method = stats.mean_cis(x[..., 1] - x[..., 0], 1 - ALPHA, (-1.0, 1.0), 1.0)
+    assert set(method) == {"Tango score over seeds (paired 0/1)"}
+    assert coverage(lo, hi, p_b - p_a) >= LOWEST_COVERAGE
 
 
 # --------------------------------------------------------------------------- error rates at the boundary
@@ -119,21 +138,40 @@ def test_zero_one_metric_per_seed_covers(p, n_seeds):
 @pytest.mark.parametrize("icc, n_seeds", [(0.2, 5), (0.5, 10)])
 def test_boundary_nulls_give_wrong_verdicts_at_most_alpha(truth, icc, n_seeds):
     """Each interval kind at the value where its claim just fails: a SUPPORTED there is wrong, and
-    happens at most alpha / 2 of the time (the interval is two-sided at 1 - alpha)."""
+    happens at most alpha / 2 of the time (the interval is two-sided at 1 - alpha). In the skewed
+    cells near the ceiling the one-sided rate of the corrected t is above alpha / 2 at 5 seeds, but
+    within alpha, the bound a decisive verdict promises."""
     rng = np.random.default_rng([4, n_seeds])
     acc = simulate(rng, SIMS, n_seeds, icc)
     mu = truth[icc]
     for c in (1, 3, 5):  # at_least with threshold = the true mean
+        bound = (ALPHA if c in SKEWED_CELLS else ALPHA / 2) + MC
         lo, hi, _ = seed_interval(acc[..., c], 1 / T)
-        assert np.mean(lo >= mu[c]) <= ALPHA / 2 + MC, c
+        assert np.mean(lo >= mu[c]) <= bound, (c, np.mean(lo >= mu[c]))
         # at_value with the band's edge at the true mean
-        assert np.mean((lo >= mu[c] - 0.02) & (hi <= mu[c])) <= ALPHA / 2 + MC
+        assert np.mean((lo >= mu[c] - 0.02) & (hi <= mu[c])) <= bound
     # not_worse with margin = the true deficit; equivalent with margin = the true difference
     d = acc[..., 2] - acc[..., 3]
     true_d = mu[2] - mu[3]
     lo, hi, _ = seed_interval(d, 1 / T, (-1.0, 1.0))
     assert np.mean(lo >= true_d) <= ALPHA / 2 + MC
     assert np.mean((lo >= true_d) & (hi <= -true_d)) <= ALPHA / 2 + MC
+    # grad_trend: the growing level's slopes, one per seed, average exactly 0 (unbounded)
+    slopes = 0.1 * rng.standard_normal((SIMS, n_seeds))
+    lo, hi, _ = stats.mean_cis(slopes, 1 - ALPHA, (-np.inf, np.inf))
+    assert np.mean(lo > 0) <= ALPHA / 2 + MC and np.mean(hi <= 0) <= ALPHA / 2 + MC
+
+
+@pytest.mark.parametrize("n_seeds", [5, 10])
+@pytest.mark.parametrize("p_a", [0.95, 0.8])
+def test_not_worse_on_a_zero_one_metric_at_its_margin_is_wrong_at_most_alpha(p_a, n_seeds):
+    # converged at the baseline with p_a and at the other level with p_a - margin: not_worse at that
+    # margin is false, and Tango's lower bound clears -margin at most alpha of the time
+    margin = 0.1
+    rng = np.random.default_rng([8, n_seeds, int(100 * p_a)])
+    x = rng.random((SIMS, n_seeds, 2)) < np.array([p_a, p_a - margin])
+    lo, hi, _ = stats.mean_cis(x[..., 1].astype(float) - x[..., 0], 1 - ALPHA, (-1.0, 1.0), 1.0)
+    assert np.mean(lo >= -margin) <= ALPHA + MC
 
 
 @pytest.mark.parametrize("n_seeds", [6, 10])
@@ -142,20 +180,20 @@ def test_better_under_no_difference_is_decisive_at_most_alpha(n_seeds):
     rng = np.random.default_rng([5, n_seeds])
     acc = simulate(rng, SIMS, n_seeds, 0.5)
     twin = simulate(np.random.default_rng([6, n_seeds]), SIMS, n_seeds, 0.5)
-    d = S.quantize(acc[..., 2] - twin[..., 2], 1 / T)
-    p = np.array([S.sign_flip_test(row, 1 / T)[0] for row in d])
+    d = stats.quantize(acc[..., 2] - twin[..., 2], 1 / T)
+    p = np.array([stats.sign_flip_test(row, 1 / T)[0] for row in d])
     assert np.mean(p <= ALPHA) <= ALPHA + MC
     # zero-width inputs: all-equal differences give the sign-flip test's floor, never less
-    assert S.sign_flip_test(np.full(n_seeds, 1 / T), 1 / T)[0] == S.reachable_p(n_seeds)
+    assert stats.sign_flip_test(np.full(n_seeds, 1 / T), 1 / T)[0] == stats.reachable_p(n_seeds)
 
 
 @pytest.mark.parametrize("n_seeds", [1, 2, 5, 10])
 @pytest.mark.parametrize("value", [0.0, 0.5, 1.0])
 def test_equal_or_single_seeds_never_give_a_zero_width_interval(n_seeds, value):
-    lo, hi, method = S.mean_ci(np.full(n_seeds, value), 1 - ALPHA, (0.0, 1.0), 1 / T)
+    lo, hi, method = stats.mean_ci(np.full(n_seeds, value), 1 - ALPHA, (0.0, 1.0), 1 / T)
     if n_seeds < 2:
         assert np.isnan(lo) and np.isnan(hi) and method == "n < 2"
     else:
         assert hi - lo > 0.3 and lo <= value <= hi
-    lo, hi, method = S.mean_ci(np.full(n_seeds, value - 0.5), 1 - ALPHA, (-1.0, 1.0), 1 / T)
+    lo, hi, method = stats.mean_ci(np.full(n_seeds, value - 0.5), 1 - ALPHA, (-1.0, 1.0), 1 / T)
     assert (np.isnan(lo) and n_seeds < 2) or hi - lo > 0.3

@@ -29,7 +29,8 @@ any diverged, the verdict without them is given too.
 
 The seed is the unit. Values (or paired differences, matched on seed and every other factor) are
 averaged within each seed, and intervals are over seeds (``stats.mean_ci``: none below 2 seeds,
-Clopper-Pearson for 0/1 values, Anderson's bound when every seed is equal, else t). ``cells``
+Clopper-Pearson for 0/1 values, Tango's score interval for paired 0/1 differences, Anderson's bound
+when every seed is equal, else Hall's skewness-corrected t). ``cells``
 says how a claim spanning several cells (combinations of the other factors) is judged: ``every``
 (default; intersection-union: SUPPORTED when each cell passes on its own, CONTRADICTED when some
 cell fails clearly, Bonferroni over cells) or ``average`` (on the mean over cells within each seed).
@@ -52,7 +53,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import stats as S
+from . import stats
 
 VERDICTS = ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")
 CLAIM_COLUMNS = [
@@ -146,8 +147,8 @@ def check_claim(claim, factors, settings_columns) -> dict:
                 _fail(cid, f"'{key}' must be >= 0, got {v!r}")
 
     metric = claim.get("metric", "test_acc")
-    if metric not in S.METRICS:
-        _fail(cid, f"unknown metric {metric!r} (one of {', '.join(S.METRICS)})")
+    if metric not in stats.METRICS:
+        _fail(cid, f"unknown metric {metric!r} (one of {', '.join(stats.METRICS)})")
 
     factor_levels = dict(factors) if isinstance(factors, dict) else None
     factor_names = list(factors)
@@ -305,7 +306,7 @@ class _Units:
         return len(self.values)
 
     def ci(self, alpha: float):
-        return S.mean_ci(self.values, 1 - alpha, self.bounds, self.step)
+        return stats.mean_ci(self.values, 1 - alpha, self.bounds, self.step)
 
 
 def _cell_units(sub: pd.DataFrame, values: np.ndarray, strata: list[str], how: str, step: float, bounds) -> list[_Units]:
@@ -314,31 +315,31 @@ def _cell_units(sub: pd.DataFrame, values: np.ndarray, strata: list[str], how: s
     seeds = sub["seed"].to_numpy()
     strata = [f for f in strata if sub[f].nunique(dropna=False) > 1]
     if how == "average" or not strata:
-        s, v, k = S.seed_means(seeds, values)
+        s, v, k = stats.seed_means(seeds, values)
         label = "mean over " + (f"{len(sub.groupby(strata)) if strata else 1} cell(s)")
-        return [_Units(label, s, S.quantize(v, step / max(1, k.max(initial=1))), step / max(1, k.max(initial=1)), bounds)]
+        return [_Units(label, s, stats.quantize(v, step / max(1, k.max(initial=1))), step / max(1, k.max(initial=1)), bounds)]
     out = []
     for key, idx in sub.groupby(strata, sort=True).indices.items():
         key = key if isinstance(key, tuple) else (key,)
-        s, v, k = S.seed_means(seeds[idx], values[idx])
+        s, v, k = stats.seed_means(seeds[idx], values[idx])
         label = ", ".join(f"{f}={x}" for f, x in zip(strata, key))
-        out.append(_Units(label, s, S.quantize(v, step / k.max(initial=1)), step / k.max(initial=1), bounds))
+        out.append(_Units(label, s, stats.quantize(v, step / k.max(initial=1)), step / k.max(initial=1), bounds))
     return out
 
 
 def _units_one_level(c, sub, factors, cfg) -> tuple[list[_Units], str]:
-    v = S.metric_values(sub, c["metric"], cfg)
-    units = _cell_units(sub, v, list(factors), c["cells"], S.resolution(sub, c["metric"]), (0.0, 1.0))
+    v = stats.metric_values(sub, c["metric"], cfg)
+    units = _cell_units(sub, v, list(factors), c["cells"], stats.resolution(sub, c["metric"]), (0.0, 1.0))
     return units, f"mean {c['metric']} over seeds ({_where_text(c['where'])})"
 
 
 def _units_paired(c, sub, factors, cfg) -> tuple[list[_Units], str]:
     factor = c["factor"]
     la, lb = (_level(sub, factor, lev, c["id"]) for lev in c["levels"])
-    values = S.metric_values(sub, c["metric"], cfg)
-    keys, va, vb, unmatched = S._pair_frame(sub, values, factor, la, lb, list(factors))
+    values = stats.metric_values(sub, c["metric"], cfg)
+    keys, va, vb, unmatched = stats._pair_frame(sub, values, factor, la, lb, list(factors))
     others = [f for f in factors if f != factor]
-    units = _cell_units(keys, vb - va, others, c["cells"], S.resolution(sub, c["metric"]), (-1.0, 1.0))
+    units = _cell_units(keys, vb - va, others, c["cells"], stats.resolution(sub, c["metric"]), (-1.0, 1.0))
     desc = (f"{c['metric']} {factor}={lb} minus {factor}={la}, {len(va)} runs paired on seed and "
             f"{', '.join(others) or 'no other factor'}, averaged within seed ({_where_text(c['where'])})")  # fmt: skip
     if unmatched:
@@ -391,7 +392,7 @@ def _cis(units: list[_Units], alpha: float) -> tuple[np.ndarray, np.ndarray, np.
     for (n, step, bounds), idx in groups.items():
         if n == 0:
             continue
-        l, h, m = S.mean_cis(np.stack([units[i].values for i in idx]), 1 - alpha, bounds, step)
+        l, h, m = stats.mean_cis(np.stack([units[i].values for i in idx]), 1 - alpha, bounds, step)
         lo[idx], hi[idx], how[idx] = l, h, m
     return lo, hi, how
 
@@ -437,8 +438,9 @@ RULES = {
     "better": "two-sided sign-flip test of the mean seed difference (exact McNemar for a 0/1 metric), mean > 0 -> SUPPORTED, mean < 0 -> CONTRADICTED",
     "grad_trend": "interval of the `growing` level's mean slope > 0 and the `flat` level's within ±{flat_margin} -> SUPPORTED; growing <= 0 or flat entirely outside -> CONTRADICTED",
 }  # fmt: skip
-INTERVALS_TEXT = ("intervals over seeds: Student t; Clopper-Pearson for a 0/1 value per seed; Anderson's "
-                  "nonparametric bound when every seed has the same value; none below 2 seeds")  # fmt: skip
+INTERVALS_TEXT = ("intervals over seeds: skewness-corrected t (Hall); Clopper-Pearson for a 0/1 value per seed; "
+                  "Tango's score interval for paired 0/1 differences; Anderson's nonparametric bound when "
+                  "every seed has the same value; none below 2 seeds")  # fmt: skip
 
 
 def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, seed: int) -> dict:
@@ -460,11 +462,11 @@ def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, see
     if n >= 2 and kind == "better":
         cell_p = []
         for u in units:
-            p, n_nz, test = S.sign_flip_test(u.values, u.step, cfg["n_resamples"], seed)
+            p, n_nz, test = stats.sign_flip_test(u.values, u.step, cfg["n_resamples"], seed)
             mean = float(u.values.mean())
             cell_p.append((p if mean > 0 else 1.0, p if mean < 0 else 1.0))
             cells.append(f"{u.label}: mean {_f(mean)}, {test} p = {p:.4g} "
-                         f"(min p {S.reachable_p(n_nz):.4g} with {n_nz} non-zero of {u.n} seeds)")  # fmt: skip
+                         f"(min p {stats.reachable_p(n_nz):.4g} with {n_nz} non-zero of {u.n} seeds)")  # fmt: skip
         p_sup = max(p for p, _ in cell_p)
         p_con = min(1.0, len(cell_p) * min(q for _, q in cell_p))
     elif n >= 2:
@@ -489,7 +491,7 @@ def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, see
 
 
 def _run_note(sub: pd.DataFrame, metric: str) -> str:
-    n_div = int(S.is_diverged(sub).sum())
+    n_div = int(stats.is_diverged(sub).sum())
     if not n_div:
         return ""
     as_what = "as not converged" if metric == "converged" else "at chance (0.5) when their value is missing"
@@ -514,7 +516,7 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0) -> pd.DataF
     the share of leave-one-seed-out evaluations that give the same verdict (at the same Holm
     position); a verdict below ROBUST is fragile. Where runs diverged, the verdict without them too.
     """
-    cfg = S.resolve_cfg(cfg)
+    cfg = stats.resolve_cfg(cfg)
     alpha = cfg["alpha"]
     items = []
     for name, claims, summary, init_grads, factors in studies:
@@ -523,7 +525,7 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0) -> pd.DataF
             items.append((name, c, summary, init_grads, factors, _claim_p(c, summary, init_grads, factors, cfg, seed)))
     m = len(items)
     raw = np.array([min(r["p_sup"], r["p_con"]) for *_, r in items])
-    adjusted = S.holm(raw) if m else raw
+    adjusted = stats.holm(raw) if m else raw
     order = np.argsort(raw, kind="stable")
     rank = np.empty(m, dtype=int)
     rank[order] = np.arange(m)
@@ -545,7 +547,7 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0) -> pd.DataF
                 same.append(v == verdict)
         robustness = float(np.mean(same)) if same else float("nan")
         without = ""
-        div = S.is_diverged(summary)
+        div = stats.is_diverged(summary)
         if div.any():
             try:
                 q = _claim_p(c, summary[~div].reset_index(drop=True), init_grads, factors, cfg, seed)

@@ -15,9 +15,11 @@ import math
 import sys
 
 import pandas as pd
+from scipy import special
+from scipy.stats import ksone
 
 from . import config as ablation_config
-from . import stats as S
+from . import stats
 
 PLAN_COLUMNS = ["study", "claim", "kind", "seeds", "cells", "supported", "contradicted", "seeds_needed", "note"]
 MAX_SEEDS = 10_000
@@ -36,7 +38,7 @@ def _seeds_for(ok) -> int | None:
 
 def _ks(n: int, alpha: float) -> float:
     """Half-width factor of Anderson's bound (every seed equal) at two-sided level alpha."""
-    return float(S.stats.ksone.ppf(1 - alpha / 2, n))
+    return float(ksone.ppf(1 - alpha / 2, n))
 
 
 def _n_cells(study, claim: dict) -> int:
@@ -65,10 +67,10 @@ def claim_plan(study, claim: dict, m: int, alpha: float) -> dict:
     if kind == "better":
         # the sign-flip test's floor 2 / 2**n against the Holm level; every cell for SUPPORTED,
         # Bonferroni over cells for CONTRADICTED
-        floor = S.reachable_p(n)
+        floor = stats.reachable_p(n)
         row["supported"] = "yes" if floor <= a_m else "only early in Holm's order" if floor <= alpha else "no"
         row["contradicted"] = "yes" if floor * cells <= a_m else "no" if floor * cells > alpha else "only early in Holm's order"
-        row["seeds_needed"] = S.seeds_to_reach(a_m / cells)
+        row["seeds_needed"] = stats.seeds_to_reach(a_m / cells)
         row["note"] = f"smallest p with {n} seeds: {floor:.4g}; Holm level alpha / m = {a_m:.4g} over {m} claims"
         return row
     if n < 2:
@@ -76,7 +78,7 @@ def claim_plan(study, claim: dict, m: int, alpha: float) -> dict:
         return row
     row.update(supported="yes", contradicted="yes")
     # what every seed equal (the degenerate outcome) can decide: Clopper-Pearson for a 0/1 metric,
-    # else Anderson's bound
+    # Tango's score interval for paired 0/1 differences, else Anderson's bound
     if kind in ("at_value", "at_least") and metric == "converged":
         target = claim["threshold"] if kind == "at_least" else claim["target"] - claim["tolerance"]
         ok = lambda k: (a_m / 2) ** (1 / k) >= target  # noqa: E731 (all seeds converge: CP lower bound)
@@ -89,6 +91,9 @@ def claim_plan(study, claim: dict, m: int, alpha: float) -> dict:
         ok = lambda k: _ks(k, a_m) * max(v, 1 - v) <= tol  # noqa: E731
     elif kind == "at_least":
         ok = lambda k: (a_m / 2) ** (1 / k) >= claim["threshold"]  # noqa: E731 (every seed at 1.0)
+    elif kind in ("equivalent", "not_worse") and metric == "converged" and claim.get("cells", "every") == "every":
+        z2 = special.ndtri(1 - a_m / 2) ** 2
+        ok = lambda k: z2 / (k + z2) <= claim["margin"]  # noqa: E731 (every pair concordant: Tango's bound)
     elif kind in ("equivalent", "not_worse"):
         ok = lambda k: _ks(k, a_m) <= claim["margin"]  # noqa: E731 (every seed difference 0)
     else:
@@ -102,7 +107,7 @@ def claim_plan(study, claim: dict, m: int, alpha: float) -> dict:
             equal = f"SUPPORTED needs {needed} seeds"
         else:
             equal = "that decides too"
-        row["note"] = "reachable when the seeds differ (t-interval); if every seed gives the same value, " + equal
+        row["note"] = "reachable when the seeds differ (skew-corrected t); if every seed gives the same value, " + equal
     else:
         row["seeds_needed"], row["note"] = None, "reachable when the slopes' intervals are narrow enough"
     return row
@@ -111,7 +116,7 @@ def claim_plan(study, claim: dict, m: int, alpha: float) -> dict:
 def plan(cfg) -> pd.DataFrame:
     """One row per claim of the config: PLAN_COLUMNS."""
     m = sum(len(study.claims) for study in cfg.studies.values())
-    alpha = cfg.stats.get("alpha", S.DEFAULT_CFG["alpha"])
+    alpha = cfg.stats.get("alpha", stats.DEFAULT_CFG["alpha"])
     rows = [claim_plan(study, claim, m, alpha) for study in cfg.studies.values() for claim in study.claims]
     return pd.DataFrame(rows, columns=PLAN_COLUMNS).astype({"seeds_needed": "Int64"})
 

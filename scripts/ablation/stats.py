@@ -24,7 +24,8 @@ Decisions shared by every table
 * **Intervals over seeds** (``mean_ci``, what verdicts and the ``ci_*`` columns rest on): none
   below 2 seeds; Clopper-Pearson when each seed's value is 0 or 1; Anderson's nonparametric bound
   for a bounded mean when every seed has the same value (a t or bootstrap interval would be
-  [v, v]); else Student t. Clipped to the metric's range ([0, 1] for accuracies and fractions,
+  [v, v]); Tango's score interval for paired differences of a 0/1 metric; else Hall's
+  skewness-corrected t (Student t for symmetric seeds). Clipped to the metric's range ([0, 1] for accuracies and fractions,
   [-1, 1] for differences). tests/test_stats_simulation.py measures their coverage on
   seed-clustered, tied, bounded data.
 * **Ties and zeros at the metric's resolution** (``resolution``: 1 / test_total for accuracies):
@@ -43,27 +44,13 @@ Decisions shared by every table
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import warnings
 from collections import defaultdict
 
 import numpy as np
 import pandas as pd
-
-
-class _OnFirstUse:
-    """A module imported when first used: scipy.stats takes 1-2 s to import, which checking a
-    config's claims (``config`` -> ``claims`` -> this module) and the report never need."""
-
-    def __init__(self, name: str):
-        self._name = name
-
-    def __getattr__(self, attr: str):
-        return getattr(importlib.import_module(self._name), attr)
-
-
-special, stats = _OnFirstUse("scipy.special"), _OnFirstUse("scipy.stats")
+from scipy import special, stats
 
 DEFAULT_CFG = {
     "confidence": 0.95, "n_resamples": 9999, "bootstrap_max_n": 1000, "converged_threshold": 0.95, "alpha": 0.05,
@@ -371,7 +358,8 @@ def anderson_ci(x, confidence: float = 0.95, bounds: tuple[float, float] = (0.0,
     """Anderson's nonparametric interval of the mean of a variable bounded in ``bounds``: the means
     of the extreme distributions inside the one-sided Kolmogorov-Smirnov band of the empirical CDF
     (alpha / 2 each side). Valid for any distribution on ``bounds`` and any n >= 1, also when every
-    value is equal, at the price of width (5 seeds all at 1.0: [0.437, 1]).
+    value is equal, at the price of width (5 seeds all at 1.0: [0.437, 1]). An infinite end of
+    ``bounds`` (a gradient slope) gives an infinite end of the interval.
 
     ``x``: one sample (n,) or many samples of one size (m, n); returns arrays of lo and hi."""
     x = np.sort(np.atleast_2d(np.asarray(x, dtype=float)), axis=1)
@@ -381,9 +369,66 @@ def anderson_ci(x, confidence: float = 0.95, bounds: tuple[float, float] = (0.0,
     edges = np.concatenate([np.full((m, 1), a), x, np.full((m, 1), b)], axis=1)
     widths = np.diff(edges, axis=1)  # widths[:, i]: where the empirical CDF is i / n
     frac = np.arange(n + 1) / n
-    lo = a + (widths * np.clip(1 - frac - d, 0, 1)).sum(axis=1)
-    hi = b - (widths * np.clip(frac - d, 0, 1)).sum(axis=1)
+    with np.errstate(invalid="ignore"):  # an unbounded side has no bound: -inf / inf
+        lo = a + (widths * np.clip(1 - frac - d, 0, 1)).sum(axis=1) if np.isfinite(a) else np.full(m, -np.inf)
+        hi = b - (widths * np.clip(frac - d, 0, 1)).sum(axis=1) if np.isfinite(b) else np.full(m, np.inf)
     return lo, hi
+
+
+def skew_t_ci(X, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Hall's skewness-corrected t interval of the mean of each row of ``X`` (samples, n), n >= 2.
+
+    Hall (1992, JRSS B 54:221) transforms the t statistic T = (mean - mu) / se by the monotone
+    g(T) = T + a T^2 / 3 + a^2 T^3 / 27 + a / 6, a = skewness / sqrt(n) (moment skewness with the
+    ddof-1 sd), which removes its first-order skewness; the interval is {mu : |g(T)| <= t_{1-alpha/2,
+    n-1}}, inverted in closed form (g(T) = ((1 + a T / 3)^3 - 1) / a + a / 6). For symmetric seeds
+    (a = 0) it is the Student t interval. Seed means of a cell near the ceiling pile up at 1.0 with a
+    lower tail; there the t interval sits too high (tests/test_stats_simulation.py shows it)."""
+    X = np.atleast_2d(np.asarray(X, dtype=float))
+    n = X.shape[1]
+    mean, sd = X.mean(axis=1), X.std(axis=1, ddof=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        skew = np.where(sd > 0, ((X - mean[:, None]) ** 3).mean(axis=1) / sd**3, 0.0)
+    a = skew / np.sqrt(n)
+    q = stats.t.ppf(0.5 + confidence / 2, n - 1)
+    flat = np.abs(a) < 1e-9
+    safe = np.where(flat, 1.0, a)
+
+    def g_inverse(c):
+        return np.where(flat, c - a / 6, 3 / safe * (np.cbrt(1 + safe * (c - safe / 6)) - 1))
+
+    se = sd / np.sqrt(n)
+    return mean - se * g_inverse(q), mean - se * g_inverse(-q)
+
+
+def tango_ci(b, c, n: int, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Tango's score interval (Stat Med 1998, 17:891) of a paired difference of proportions, vectorised.
+
+    ``b`` pairs went 0 -> 1 and ``c`` went 1 -> 0 out of ``n`` pairs (differences +1, -1, the rest
+    0). The interval is {D : |T(D)| <= z}, T(D) = (b - c - n D) / sqrt(n (2 q + D (1 - D))), q the
+    restricted maximum-likelihood P(1 -> 0) given D; T(0) is McNemar's statistic. It needs only the
+    discordant counts and stays valid when every pair is concordant (10 of 10: [-0.278, 0.278],
+    from z^2 / (n + z^2))."""
+    b, c = np.asarray(b, dtype=float), np.asarray(c, dtype=float)
+    z = special.ndtri(0.5 + confidence / 2)
+
+    def score(d):
+        B = -b - c + (2 * n - b + c) * d
+        C = -c * d * (1 - d)
+        q = (np.sqrt(np.maximum(B * B - 8 * n * C, 0.0)) - B) / (4 * n)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (b - c - n * d) / np.sqrt(n * np.maximum(2 * q + d * (1 - d), 0.0))
+
+    est = (b - c) / n
+    bounds = []
+    for side, target in ((-1.0, z), (1.0, -z)):  # T decreases in D: lower bound T = z, upper T = -z
+        inner, outer = est.copy(), np.full(est.shape, side)
+        for _ in range(60):
+            mid = (inner + outer) / 2
+            beyond = score(mid) > target if side < 0 else score(mid) < target
+            outer, inner = np.where(beyond, mid, outer), np.where(beyond, inner, mid)
+        bounds.append(np.where(est == side, side, (inner + outer) / 2))
+    return bounds[0], bounds[1]
 
 
 def mean_cis(X, confidence: float = 0.95, bounds: tuple[float, float] = (0.0, 1.0), step: float = 0.0):
@@ -396,19 +441,22 @@ def mean_cis(X, confidence: float = 0.95, bounds: tuple[float, float] = (0.0, 1.
     if n < 2:
         return lo, hi, method
     binary = np.all((X == 0) | (X == 1), axis=1) if bounds == (0.0, 1.0) else np.zeros(m, dtype=bool)
-    equal = ~binary & (np.ptp(X, axis=1) <= max(step, 1e-12) / 2)
-    t = ~binary & ~equal
+    # one paired difference of a 0/1 metric per seed (-1, 0 or 1, at resolution 1)
+    paired01 = np.all(np.isin(X, (-1.0, 0.0, 1.0)), axis=1) if bounds == (-1.0, 1.0) and step == 1 else np.zeros(m, dtype=bool)
+    equal = ~binary & ~paired01 & (np.ptp(X, axis=1) <= max(step, 1e-12) / 2)
+    t = ~binary & ~paired01 & ~equal
     if binary.any():
         lo[binary], hi[binary] = clopper_pearson_ci(X[binary].sum(axis=1), n, confidence)
         method[binary] = "Clopper-Pearson over seeds"
+    if paired01.any():
+        lo[paired01], hi[paired01] = tango_ci((X[paired01] == 1).sum(axis=1), (X[paired01] == -1).sum(axis=1), n, confidence)
+        method[paired01] = "Tango score over seeds (paired 0/1)"
     if equal.any():
         lo[equal], hi[equal] = anderson_ci(X[equal], confidence, bounds)
         method[equal] = "Anderson bound (seeds all equal)"
     if t.any():
-        half = stats.t.ppf(0.5 + confidence / 2, n - 1) * X[t].std(axis=1, ddof=1) / np.sqrt(n)
-        mean = X[t].mean(axis=1)
-        lo[t], hi[t] = mean - half, mean + half
-        method[t] = "t over seeds"
+        lo[t], hi[t] = skew_t_ci(X[t], confidence)
+        method[t] = "skew-corrected t over seeds"
     return np.clip(lo, *bounds), np.clip(hi, *bounds), method
 
 
@@ -416,9 +464,11 @@ def mean_ci(x, confidence: float = 0.95, bounds: tuple[float, float] = (0.0, 1.0
     """The interval of a mean over seeds that every verdict rests on: ``(lo, hi, method)``.
 
     ``x`` holds one value per seed (NaN dropped). n < 2: no interval (NaN, 'n < 2'). Values all 0
-    or 1 (a 0/1 metric, one per seed): Clopper-Pearson. Values all equal at the metric's resolution
-    ``step`` (a t-interval would be [v, v]): Anderson's bound, valid for any bounded variable.
-    Otherwise the Student-t interval over seeds. Clipped to ``bounds``.
+    or 1 (a 0/1 metric, one per seed): Clopper-Pearson. Paired differences of a 0/1 metric (bounds
+    (-1, 1), step 1, values -1, 0, 1): Tango's score interval (``tango_ci``). Values all equal at the
+    metric's resolution ``step`` (a t-interval would be [v, v]): Anderson's bound, valid for any
+    bounded variable. Otherwise Hall's skewness-corrected t interval over seeds (``skew_t_ci``; the
+    Student t interval when the seeds are symmetric). Clipped to ``bounds``.
     """
     x = np.asarray(x, dtype=float)
     lo, hi, method = mean_cis(x[np.isfinite(x)][None, :], confidence, bounds, step)
@@ -827,18 +877,6 @@ def marginal_means(summary: pd.DataFrame, factors, cfg: dict | None = None, seed
     """Long table: factor, level, n, mean test_acc, boot_lo / boot_hi (same seed bootstrap as
     ``main_effects``)."""
     return _main_effects_core(summary, factors, cfg, seed)[1]
-
-
-def study_tables(summary, factors, cfg=None, seed=0) -> dict[str, pd.DataFrame]:
-    """Every table of a study: cells, paired, stability, main_effects, marginal_means."""
-    main, marginal = _main_effects_core(summary, factors, cfg, seed)
-    return {
-        "cells": cell_table(summary, factors, cfg, seed),
-        "paired": paired_comparisons(summary, factors, cfg, seed),
-        "stability": stability_table(summary, factors, cfg),
-        "main_effects": main,
-        "marginal_means": marginal,
-    }
 
 
 # --------------------------------------------------------------------------- seed variance, interactions
