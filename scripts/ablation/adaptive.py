@@ -18,9 +18,9 @@ checkpoint (workflow/rules/adaptive.smk, one per study and round) runs, writing 
 from __future__ import annotations
 
 import argparse
-import io as _io
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -192,10 +192,10 @@ def summary_of(study: Study, index: list[dict], store: Path) -> pd.DataFrame:
     from . import aggregate, analyze  # noqa: PLC0415
 
     rows, header = aggregate.aggregate(study.name, study.factor_names, index, store)
-    buf = _io.StringIO()
-    pd.DataFrame(rows, columns=header).to_csv(buf, index=False)
-    buf.seek(0)
-    return analyze.read_table(buf, study.factor_names)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "summary.csv"
+        io.write_csv(path, rows, header)
+        return analyze.read_table(path, study.factor_names)
 
 
 def round_table(rows: list[dict], k: int) -> pd.DataFrame:

@@ -1,0 +1,69 @@
+"""An adaptive study end to end in Snakemake (a temp copy of the project): the smoke config's depth
+study with two seeds and ``adaptive: {max_seeds: 4, batch: 2}``; an ``at_least`` claim on one cell
+that two seeds cannot decide and four can, so one Snakemake call runs two rounds (checkpoints) and
+trains the extra seeds in that cell only. Stopped after round 1, a second call trains exactly the
+planned runs and nothing finished; on the same results the next call plans nothing."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import yaml
+
+from ablation import adaptive as A
+from ablation import config as C
+from conftest import REPO, copy_project, snakemake
+from test_incremental import planned_jobs
+
+SMOKE = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
+
+
+def tiny_config() -> dict:
+    cfg = copy.deepcopy(SMOKE)
+    study = cfg["studies"]["depth"]
+    study["factors"] = {"norm": ["post", "pre"]}
+    study["fixed"]["warmup"] = 0
+    study["adaptive"] = {"max_seeds": 4, "batch": 2}
+    study["claims"] = [
+        {"id": "A1-pre-above-floor", "statement": "Pre-norm scores above 5 %.", "kind": "at_least",
+         "where": {"norm": "pre"}, "threshold": 0.05},
+    ]  # fmt: skip
+    cfg["studies"] = {"depth": study}
+    cfg["outdir"] = "adaptive_test"
+    cfg["report"] = {"headline": []}
+    return cfg
+
+
+def test_two_rounds_resume_and_nothing_to_redo(tmp_path):
+    work = copy_project(tmp_path / "work")
+    cfg = tiny_config()
+    (work / "config" / "adaptive.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    args = ("--cores", "2", "--configfile", "config/adaptive.yaml")
+    results = work / "adaptive_test" / "results" / "depth"
+    study = C.validate(cfg).studies["depth"]
+
+    # stop after the first round's checkpoint: it plans seeds 2 and 3 in the pre-norm cell only
+    snakemake(work, "adaptive_test/results/depth/adaptive/round_1.json", *args)
+    first = json.loads((results / "adaptive" / "round_1.json").read_text())
+    assert [c["state"] for c in first["claims"]] == ["open"]
+    planned = {(r["norm"], r["seed"]) for r in first["new_runs"]}
+    assert planned == {("pre", "2"), ("pre", "3")}
+    assert {r["hash"] for r in first["new_runs"]} == {
+        A.make_run(study, {"norm": "pre"}, s).hash for s in (2, 3)
+    }
+
+    # resume: the round's two runs train, no finished run again; round 2 resolves and plans nothing
+    dry = planned_jobs(snakemake(work, "-n", "adaptive_test/results/depth/summary.csv", *args).stdout)
+    assert sorted(w["hash"] for rule, w, _ in dry if rule == "train") == sorted(r["hash"] for r in first["new_runs"])
+    snakemake(work, "adaptive_test/results/depth/summary.csv", *args)
+    second = json.loads((results / "adaptive" / "round_2.json").read_text())
+    assert second["claims"][0]["state"] == "resolved" and second["claims"][0]["verdict"] == "SUPPORTED"
+    assert second["new_runs"] == [] and not (results / "adaptive" / "round_3.json").exists()
+    # the summary (and so the tables and claims) sees every round's runs
+    summary = (results / "summary.csv").read_text().splitlines()
+    assert len(summary) - 1 == 2 * 2 + 2
+
+    # on the same results, nothing is planned or trained
+    out = snakemake(work, "-n", "adaptive_test/results/depth/summary.csv", *args).stdout
+    assert planned_jobs(out) == [], out[-2000:]
