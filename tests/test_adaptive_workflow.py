@@ -56,14 +56,16 @@ def test_two_rounds_resume_and_nothing_to_redo(tmp_path):
     # resume: the round's two runs train, no finished run again; round 2 resolves and plans nothing
     dry = planned_jobs(snakemake(work, "-n", "adaptive_test/results/depth/summary.csv", *args).stdout)
     assert sorted(w["hash"] for rule, w, _ in dry if rule == "train") == sorted(r["hash"] for r in first["new_runs"])
-    snakemake(work, "adaptive_test/results/depth/summary.csv", *args)
+    snakemake(work, "adaptive_test/results/depth/tables/claims.csv", *args)
     second = json.loads((results / "adaptive" / "round_2.json").read_text())
     assert second["claims"][0]["state"] == "resolved" and second["claims"][0]["verdict"] == "SUPPORTED"
     assert second["new_runs"] == [] and not (results / "adaptive" / "round_3.json").exists()
     # the summary (and so the tables and claims) sees every round's runs
     summary = (results / "summary.csv").read_text().splitlines()
     assert len(summary) - 1 == 2 * 2 + 2
+    claims = (results / "tables" / "claims.csv").read_text()
+    assert "anytime-valid" in claims and "SUPPORTED" in claims
 
     # on the same results, nothing is planned or trained
-    out = snakemake(work, "-n", "adaptive_test/results/depth/summary.csv", *args).stdout
+    out = snakemake(work, "-n", "adaptive_test/results/depth/tables/claims.csv", *args).stdout
     assert planned_jobs(out) == [], out[-2000:]

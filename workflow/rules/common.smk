@@ -194,9 +194,17 @@ def family_json(wildcards):
     stats settings."""
     studies = {
         name: {"factors": study.factor_names, "claims": study.claims}
+        | adaptive_design(name)
         for name, study in STUDIES.items()
     }
     return json.dumps({"stats": CFG.stats, "studies": studies}, sort_keys=True)
+
+
+def adaptive_design(name):
+    """An adaptive study's design for its claims (its own seeds, then rounds); {} for a fixed one."""
+    if name not in ADAPTIVE:
+        return {}
+    return {"adaptive": {"seeds": STUDIES[name].seeds} | ADAPTIVE[name]}
 
 
 def per_study(pattern):
