@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 
+import pandas as pd
 import yaml
 
 from ablation import adaptive as A
@@ -56,7 +57,7 @@ def test_two_rounds_resume_and_nothing_to_redo(tmp_path):
     # resume: the round's two runs train, no finished run again; round 2 resolves and plans nothing
     dry = planned_jobs(snakemake(work, "-n", "adaptive_test/results/depth/summary.csv", *args).stdout)
     assert sorted(w["hash"] for rule, w, _ in dry if rule == "train") == sorted(r["hash"] for r in first["new_runs"])
-    snakemake(work, "adaptive_test/results/depth/tables/claims.csv", *args)
+    snakemake(work, "adaptive_test/results/depth/tables/claims.csv", "adaptive_test/results/depth/tables/adaptive_cost.csv", *args)
     second = json.loads((results / "adaptive" / "round_2.json").read_text())
     assert second["claims"][0]["state"] == "resolved" and second["claims"][0]["verdict"] == "SUPPORTED"
     assert second["new_runs"] == [] and not (results / "adaptive" / "round_3.json").exists()
@@ -65,6 +66,14 @@ def test_two_rounds_resume_and_nothing_to_redo(tmp_path):
     assert len(summary) - 1 == 2 * 2 + 2
     claims = (results / "tables" / "claims.csv").read_text()
     assert "anytime-valid" in claims and "SUPPORTED" in claims
+
+    rounds = pd.read_csv(results / "tables" / "adaptive_rounds.csv")
+    assert list(rounds["state"]) == ["open", "resolved"] and list(rounds["n_seeds"]) == [2, 4]
+    seq = pd.read_csv(results / "tables" / "adaptive_sequences.csv")
+    assert list(seq["n_seeds"]) == [1, 2, 3, 4] and (seq["cs_hi"].diff().dropna() <= 1e-12).all()
+    assert seq["cs_lo"].iloc[-1] > 0.05  # the decision: above the threshold
+    cost = pd.read_csv(results / "tables" / "adaptive_cost.csv").iloc[0]
+    assert (cost["runs_trained"], cost["runs_at_max_seeds"]) == (6, 8) and cost["train_seconds_saved"] > 0
 
     # on the same results, nothing is planned or trained
     out = snakemake(work, "-n", "adaptive_test/results/depth/tables/claims.csv", *args).stdout

@@ -205,6 +205,51 @@ def round_table(rows: list[dict], k: int) -> pd.DataFrame:
     return out[ROUND_CLAIM_COLUMNS]
 
 
+SEQUENCE_COLUMNS = ["id", "cell", "n_seeds", "mean", "cs_lo", "cs_hi", "bound_lo", "bound_hi"]
+COST_COLUMNS = [
+    "runs_trained", "runs_at_max_seeds", "train_seconds", "train_seconds_at_max_seeds", "train_seconds_saved",
+]  # fmt: skip
+
+
+def rounds_table(round_files) -> pd.DataFrame:
+    """Every round's claim rows (``ROUND_CLAIM_COLUMNS``): seeds, p-values, verdict, state and the
+    seeds it asked for; a claim's last row says why it stopped."""
+    rows = [row for path in round_files for row in json.loads(Path(path).read_text(encoding="utf-8"))["claims"]]
+    return pd.DataFrame(rows, columns=ROUND_CLAIM_COLUMNS)
+
+
+def sequences_table(study: Study, summary: pd.DataFrame, stats_cfg: dict) -> pd.DataFrame:
+    """The confidence sequence of every sequential claim's cells after each seed (``SEQUENCE_COLUMNS``),
+    beside the claim's decision bounds."""
+    cfg = CL.S.resolve_cfg(stats_cfg)
+    rows = []
+    for c in CL.check_claims(study.claims, study.factor_names, list(summary.columns)):
+        if c["kind"] not in Q.SEQUENTIAL_KINDS:
+            continue
+        lo_b, hi_b = Q.band(c)
+        sub = CL._select(summary, c["where"], c["id"])
+        units, _ = (CL._units_paired if c["kind"] in CL.PAIRED_KINDS else CL._units_one_level)(
+            c, sub, study.factor_names, cfg
+        )
+        for u, x in zip(units, claim_values(c, summary, study.factor_names, cfg)):
+            lo, hi = Q.confidence_sequence(x, Q.bounds_of(c["kind"]), 1 - cfg["confidence"])
+            means = np.cumsum(x) / np.arange(1, len(x) + 1)
+            for k in range(len(x)):
+                rows.append([c["id"], u.label, k + 1, means[k], lo[k], hi[k], lo_b, hi_b])
+    return pd.DataFrame(rows, columns=SEQUENCE_COLUMNS)
+
+
+def cost_table(study: Study, summary: pd.DataFrame, max_seeds: int) -> pd.DataFrame:
+    """Training seconds the rounds spent against every cell at ``max_seeds`` seeds (estimated from
+    each cell's mean seconds per run)."""
+    seconds = pd.to_numeric(summary["train_seconds"], errors="coerce")
+    per_cell = seconds.groupby([summary[f] for f in study.factor_names] or np.zeros(len(summary))).mean()
+    n_cells = len(list(study.combinations()))
+    at_max = float(per_cell.mean() * n_cells * max_seeds)
+    spent = float(seconds.sum())
+    return pd.DataFrame([[len(summary), n_cells * max_seeds, spent, at_max, at_max - spent]], columns=COST_COLUMNS)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ablation.adaptive", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -214,8 +259,22 @@ def main(argv=None) -> int:
     p.add_argument("--previous", nargs="*", type=Path, default=[], help="the earlier rounds' JSON files, in order")
     p.add_argument("--store", required=True, type=Path)
     p.add_argument("--out", required=True, type=Path)
+    p = sub.add_parser("tables", help="an adaptive study's rounds, confidence sequences and training cost")
+    p.add_argument("--spec-json", required=True)
+    p.add_argument("--rounds", nargs="+", type=Path, required=True, help="the study's round files, in order")
+    p.add_argument("--summary", required=True, type=Path)
+    p.add_argument("--outdir", required=True, type=Path)
     args = ap.parse_args(argv)
     spec = json.loads(args.spec_json)
+    if args.command == "tables":
+        study = Study.from_dict(spec["study"])
+        from . import analyze  # noqa: PLC0415
+
+        summary = analyze.read_table(args.summary, study.factor_names)
+        io.write_dataframe(args.outdir / "adaptive_rounds.csv", rounds_table(args.rounds))
+        io.write_dataframe(args.outdir / "adaptive_sequences.csv", sequences_table(study, summary, spec["stats"]))
+        io.write_dataframe(args.outdir / "adaptive_cost.csv", cost_table(study, summary, spec["adaptive"]["max_seeds"]))
+        return 0
     study = Study.from_dict(spec["study"])
     study.factors = {name: study.factors[name] for name in S.setting_specs() if name in study.factors}
     adaptive = spec["adaptive"]

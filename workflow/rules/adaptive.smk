@@ -5,6 +5,7 @@
 
 localrules:
     adaptive_round,
+    adaptive_tables,
 
 
 checkpoint adaptive_round:
@@ -27,3 +28,27 @@ checkpoint adaptive_round:
     shell:
         "python -m ablation.adaptive plan --spec-json {params.spec:q} --round {wildcards.round}"
         " --previous {input.previous:q} --store {params.store:q} --out {output:q} > {log:q} 2>&1"
+
+
+# Per adaptive study: every round's claim states, each claim's confidence sequence per seed count,
+# and the training seconds spent against every cell at max_seeds.
+rule adaptive_tables:
+    input:
+        rounds=study_rounds,
+        summary=f"{RESULTS}/{{study}}/summary.csv",
+    output:
+        rounds=f"{RESULTS}/{{study}}/tables/adaptive_rounds.csv",
+        sequences=f"{RESULTS}/{{study}}/tables/adaptive_sequences.csv",
+        cost=f"{RESULTS}/{{study}}/tables/adaptive_cost.csv",
+    log:
+        f"{RESULTS}/{{study}}/logs/adaptive_tables.log",
+    benchmark:
+        f"{RESULTS}/{{study}}/benchmarks/adaptive_tables.tsv"
+    conda:
+        "../../environment.yml"
+    params:
+        spec=adaptive_spec_json,
+        outdir=output_dir,
+    shell:
+        "python -m ablation.adaptive tables --spec-json {params.spec:q} --rounds {input.rounds:q}"
+        " --summary {input.summary:q} --outdir {params.outdir:q} > {log:q} 2>&1"

@@ -207,6 +207,11 @@ def adaptive_design(name):
     return {"adaptive": {"seeds": STUDIES[name].seeds} | ADAPTIVE[name]}
 
 
+def adaptive_tables():
+    """The tables of every adaptive study (rule adaptive_tables)."""
+    return expand(f"{RESULTS}/{{study}}/tables/adaptive_cost.csv", study=list(ADAPTIVE))
+
+
 def per_study(pattern):
     return expand(pattern, study=list(STUDIES))
 
