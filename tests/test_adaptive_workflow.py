@@ -8,13 +8,21 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
 
 import pandas as pd
+import pytest
 import yaml
 
 from ablation import adaptive as A
 from ablation import config as C
-from conftest import REPO, copy_project, snakemake
+from ablation import store as St
+from conftest import BIN, REPO, copy_project, snakemake
 from test_incremental import planned_jobs
 
 SMOKE = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
@@ -78,3 +86,43 @@ def test_two_rounds_resume_and_nothing_to_redo(tmp_path):
     # on the same results, nothing is planned or trained
     out = snakemake(work, "-n", "adaptive_test/results/depth/tables/claims.csv", *args).stdout
     assert planned_jobs(out) == [], out[-2000:]
+
+
+def write_tiny(work) -> tuple[tuple, Path]:
+    (work / "config" / "adaptive.yaml").write_text(yaml.safe_dump(tiny_config(), sort_keys=False))
+    return ("--cores", "1", "--configfile", "config/adaptive.yaml"), work / "adaptive_test" / "results" / "depth"
+
+
+@pytest.mark.slow
+def test_killed_between_rounds_resumes_at_that_round_and_replans_the_same(tmp_path):
+    """Killed as soon as round 1 is planned (SIGKILL to the whole process group), a resumed run
+    trains only round 1's runs that did not finish, then completes; planning the rounds again on
+    the same results writes the same round files byte for byte and trains nothing."""
+    work = copy_project(tmp_path / "work")
+    args, results = write_tiny(work)
+    round_1 = results / "adaptive" / "round_1.json"
+    env = {**os.environ, "ABLATION_FORK_SERVER": "0"}  # jobs are children of Snakemake: killed with it
+    proc = subprocess.Popen([str(BIN / "snakemake"), "adaptive_test/results/depth/tables/claims.csv", *args],
+                            cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300
+        while not round_1.is_file() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    planned = [r["hash"] for r in json.loads(round_1.read_text())["new_runs"]]
+    unfinished = {h for h in planned if not St.is_complete(work / St.STORE / h)}
+    snakemake(work, "--unlock", *args)
+    proc = snakemake(work, "adaptive_test/results/depth/tables/claims.csv", *args)
+    jobs = planned_jobs(proc.stdout + proc.stderr)
+    assert {w["hash"] for rule, w, _ in jobs if rule == "train"} == unfinished
+    files = sorted((results / "adaptive").glob("round_*.json"))
+    first = {p.name: p.read_bytes() for p in files}
+    assert list(first) == ["round_1.json", "round_2.json"]
+    for p in files:
+        p.unlink()
+    proc = snakemake(work, *(str(p.relative_to(work)) for p in files), *args)
+    assert not re.search(r"^(local)?rule train:", proc.stdout + proc.stderr, re.M)
+    assert {p.name: p.read_bytes() for p in sorted((results / "adaptive").glob("round_*.json"))} == first
