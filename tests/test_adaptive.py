@@ -87,6 +87,18 @@ def test_resolved_claim_gets_no_seeds():
     assert rows[0]["verdict"] == "SUPPORTED" and rows[0]["state"] == "resolved" and new == []
 
 
+def test_a_larger_family_asks_for_more_evidence():
+    """Rounds judge a claim at Bonferroni over the config's claims (so the claims rule's Holm over
+    that family keeps a verdict the rounds call resolved): decisive alone, open among twelve."""
+    study = make_study([BETTER])
+    never = lambda f, s: not (f["norm"] == "post" and f["warmup"] == 0)  # noqa: E731
+    args = (study, summary_of(study, study.runs(), never), {r.hash for r in study.runs()}, STATS, ADAPTIVE)
+    alone, _ = A.plan_round(*args)
+    among, new = A.plan_round(*args, family_size=12)
+    assert alone[0]["state"] == "resolved" and among[0]["state"] == "open" and len(new) == 10
+    assert among[0]["p_family"] == pytest.approx(min(1.0, 12 * alone[0]["p_family"]))
+
+
 def test_unreachable_and_max_seeds_stop():
     study = make_study([BETTER], seeds=range(18))
     same = lambda f, s: True  # noqa: E731  (every difference 0: two more seeds cannot decide it)

@@ -1,11 +1,10 @@
-"""Anytime-valid verdicts (ablation.sequential): the betting capital, Holm over e-values, and the
+"""Anytime-valid verdicts (ablation.sequential): the betting capital, confidence sequences, and the
 simulation the adaptive studies rest on: under each claim kind's boundary null, with the adaptive
 round schedule, the adaptive procedure's wrong-verdict rate stays within alpha while re-testing a
 fixed-n interval after every round exceeds it."""
 
 import numpy as np
 import pytest
-from statsmodels.stats.multitest import multipletests
 
 from ablation import sequential as Q
 
@@ -50,13 +49,6 @@ def test_out_of_range_values_are_refused():
         Q.claim_p({"kind": "better"}, [np.array([0.5, 1.5])], ALPHA)
     with pytest.raises(ValueError, match="no anytime-valid rule"):
         Q.band({"id": "g", "kind": "grad_trend"})
-
-
-def test_e_holm_is_holm():
-    p = np.array([0.01, 0.2, 0.004, 0.03, 1.0])
-    assert Q.e_holm(p) == pytest.approx(multipletests(p, method="holm")[1])
-    assert list(Q.verdicts(p, np.ones(5), ALPHA)) == ["SUPPORTED", "INCONCLUSIVE", "SUPPORTED", "INCONCLUSIVE",
-                                                      "INCONCLUSIVE"]  # fmt: skip
 
 
 def test_confidence_sequence_covers_and_shrinks():

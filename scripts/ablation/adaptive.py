@@ -1,8 +1,8 @@
 """Adaptive studies: more seeds, round by round, only where a claim is still open.
 
 A study with ``adaptive: {max_seeds, batch}`` first trains its ``seeds``. Each round then
-evaluates its claims with the anytime-valid rule of ``ablation.sequential`` (Holm over the
-study's claims) and gives every claim that is still INCONCLUSIVE, and can still resolve within
+evaluates its claims with the anytime-valid rule of ``ablation.sequential`` (at Bonferroni over
+the config's claims: ``evaluate``) and gives every claim that is still INCONCLUSIVE, and can still resolve within
 ``max_seeds`` seeds, its next ``batch`` seeds, in exactly the cells it reads (its ``where`` and,
 for a comparison, the two levels it compares). A claim stops when it resolves (``resolved``), when
 it has ``max_seeds`` seeds (``max_seeds``), or when even the most favourable further seeds could
@@ -34,7 +34,7 @@ from .config import Run, Study, format_value
 
 STATES = ("resolved", "max_seeds", "unreachable", "open", "fixed design")
 ROUND_CLAIM_COLUMNS = [
-    "round", "id", "kind", "inference", "n_seeds", "p_sup", "p_con", "p_holm", "verdict", "state", "next_seeds",
+    "round", "id", "kind", "inference", "n_seeds", "p_sup", "p_con", "p_family", "verdict", "state", "next_seeds",
 ]  # fmt: skip
 
 
@@ -103,9 +103,13 @@ def claim_values(claim: dict, summary: pd.DataFrame, factors: list, cfg: dict) -
     return out
 
 
-def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dict) -> list[dict]:
-    """Each claim's anytime-valid p-values, its verdict (Holm over the study's sequential claims)
-    and its state (``STATES``)."""
+def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dict, family_size=None) -> list[dict]:
+    """Each claim's anytime-valid p-values, its verdict and its state (``STATES``).
+
+    A round calls a claim resolved when ``p_family`` = min(1, family_size x p) <= alpha: Bonferroni
+    over the config's ``family_size`` claims (default: the study's), an upper bound on the
+    Holm-adjusted p the claims rule gives it over the whole family, so a claim the rounds stop as
+    resolved keeps its verdict there. Reachability asks for the same level."""
     cfg = CL.S.resolve_cfg(stats_cfg)
     alpha = cfg["alpha"]
     factors = study.factor_names
@@ -120,31 +124,31 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
             "inference": "anytime-valid (betting e-process)" if sequential else "fixed design (first round's seeds)",
             "n_seeds": min((len(x) for x in cells), default=0), "p_sup": p_sup, "p_con": p_con,
         })  # fmt: skip
-    seq = [i for i, r in enumerate(rows) if r["kind"] in Q.SEQUENTIAL_KINDS]
-    adj = Q.e_holm([min(rows[i]["p_sup"], rows[i]["p_con"]) for i in seq])
-    verdict = Q.verdicts([rows[i]["p_sup"] for i in seq], [rows[i]["p_con"] for i in seq], alpha)
-    for r in rows:
-        r.update(p_holm=np.nan, verdict="", state="fixed design")
-    for j, i in enumerate(seq):
-        r = rows[i]
-        r["p_holm"], r["verdict"] = float(adj[j]), str(verdict[j])
+    m = family_size or len(rows)
+    for i, r in enumerate(rows):
+        r.update(p_family=np.nan, verdict="", state="fixed design")
+        if r["kind"] not in Q.SEQUENTIAL_KINDS:
+            continue
+        p = min(r["p_sup"], r["p_con"])
+        r["p_family"] = min(1.0, m * p)
+        r["verdict"] = "INCONCLUSIVE" if r["p_family"] > alpha else "SUPPORTED" if r["p_sup"] <= r["p_con"] else "CONTRADICTED"
         if r["verdict"] != "INCONCLUSIVE":
             r["state"] = "resolved"
         elif r["n_seeds"] >= adaptive["max_seeds"]:
             r["state"] = "max_seeds"
-        elif not Q.reachable(r["claim"], values[i], alpha, adaptive["max_seeds"]):
+        elif not Q.reachable(r["claim"], values[i], alpha, adaptive["max_seeds"], level=alpha / m):
             r["state"] = "unreachable"
         else:
             r["state"] = "open"
     return rows
 
 
-def plan_round(study: Study, summary: pd.DataFrame, trained: set, stats_cfg: dict, adaptive: dict):
+def plan_round(study: Study, summary: pd.DataFrame, trained: set, stats_cfg: dict, adaptive: dict, family_size=None):
     """The next round: (claim rows with ``next_seeds``, new runs). ``summary``: every trained run
     of the study (the pipeline's summary columns); ``trained``: their hashes. Every open claim gets
     the first ``batch`` seeds of ``seed_sequence`` that some cell it reads lacks (at most up to
     ``max_seeds``), in every cell it reads that lacks them. A pure function of its arguments."""
-    rows = evaluate(study, summary, stats_cfg, adaptive)
+    rows = evaluate(study, summary, stats_cfg, adaptive, family_size)
     sequence = seed_sequence(study, adaptive["max_seeds"])
     new: dict[str, Run] = {}
     for r in rows:
@@ -287,7 +291,7 @@ def main(argv=None) -> int:
         ap.error(f"round {args.round} needs the {args.round - 1} earlier round file(s), got {len(args.previous)}")
     index = [index_row(run, study.factor_names) for run in study.runs()] + read_round_runs(args.previous)
     summary = summary_of(study, index, args.store)
-    rows, runs = plan_round(study, summary, {r["hash"] for r in index}, spec["stats"], adaptive)
+    rows, runs = plan_round(study, summary, {r["hash"] for r in index}, spec["stats"], adaptive, spec.get("family_size"))
     table = round_table(rows, args.round)
     record = {
         "study": study.name, "round": args.round, "n_runs_before": len(index),

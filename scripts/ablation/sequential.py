@@ -32,9 +32,10 @@ equivalent     p: both must hold) for the band       the band [target -+ toleran
 =============  ====================================  ==========================================
 
 A claim over several cells (``cells: every``): SUPPORTED needs every cell (the largest p_sup),
-CONTRADICTED one cell (the smallest p_con, times the number of cells). Across claims the
-p-values (1 / e-value, Ville) go through Holm's step-down (``e_holm``): valid for any dependence
-between claims, at any stopping time. ``grad_trend`` slopes have no known bound, so no betting
+CONTRADICTED one cell (the smallest p_con, times the number of cells). Across claims these
+p-values (2 / e-value, Ville) go through the claims rule's Holm step-down over every claim of the
+config (``ablation.claims.evaluate_family``): Holm needs only valid p-values, so it stays valid for
+any dependence between claims and at any stopping time. ``grad_trend`` slopes have no known bound, so no betting
 capital: an adaptive study judges them with the fixed-design interval on its first round's seeds.
 """
 
@@ -146,31 +147,11 @@ def claim_p(claim: dict, cells: list, alpha: float) -> tuple[float, float]:
     return p_sup, p_con
 
 
-def e_holm(p) -> np.ndarray:
-    """Holm's step-down adjustment of anytime-valid p-values (1 / e-value): valid for any
-    dependence between the claims and at any stopping time (Ville)."""
-    p = np.asarray(p, dtype=float)
-    m = len(p)
-    if m == 0:
-        return p
-    order = np.argsort(p, kind="stable")
-    adj = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p[order]))
-    out = np.empty(m)
-    out[order] = adj
-    return out
-
-
-def verdicts(p_sup, p_con, alpha: float) -> np.ndarray:
-    """The family's verdicts: Holm over min(p_sup, p_con), the direction with the smaller p."""
-    p_sup, p_con = np.asarray(p_sup, dtype=float), np.asarray(p_con, dtype=float)
-    adj = e_holm(np.minimum(p_sup, p_con))
-    return np.where(adj <= alpha, np.where(p_sup <= p_con, "SUPPORTED", "CONTRADICTED"), "INCONCLUSIVE")
-
-
-def reachable(claim: dict, cells: list, alpha: float, max_seeds: int) -> bool:
-    """Could the claim still resolve by ``max_seeds``? Optimistically: every further seed of every
-    cell takes the value most favourable to a verdict (the range's end beyond the boundary for a
-    one-sided verdict, the band's centre for SUPPORTED of a two-sided kind)."""
+def reachable(claim: dict, cells: list, alpha: float, max_seeds: int, level: float | None = None) -> bool:
+    """Could the claim's p reach ``level`` (default alpha) by ``max_seeds``? Optimistically: every
+    further seed of every cell takes the value most favourable to a verdict (the range's end beyond
+    the boundary for a one-sided verdict, the band's centre for SUPPORTED of a two-sided kind)."""
+    level = alpha if level is None else level
     lo, hi = band(claim)
     blo, bhi = bounds_of(claim["kind"])
     n_more = [max_seeds - len(x) for x in cells]
@@ -179,7 +160,7 @@ def reachable(claim: dict, cells: list, alpha: float, max_seeds: int) -> bool:
     favourable = [bhi, blo] if hi == lo else [(lo + hi) / 2, blo, bhi]
     for value in favourable:
         extended = [np.concatenate([np.asarray(x, dtype=float), np.full(k, value)]) for x, k in zip(cells, n_more)]
-        if min(claim_p(claim, extended, alpha)) <= alpha:
+        if min(claim_p(claim, extended, alpha)) <= level:
             return True
     return False
 

@@ -158,6 +158,7 @@ def adaptive_spec_json(wildcards):
             "study": STUDIES[wildcards.study].to_dict(),
             "stats": CFG.stats,
             "adaptive": ADAPTIVE[wildcards.study],
+            "family_size": sum(len(study.claims) for study in STUDIES.values()),
         },
         sort_keys=True,
     )
