@@ -8,7 +8,7 @@ CORES ?= all
 CONFIG ?= config/config.yaml
 SNAKEMAKE := $(BIN)/snakemake
 
-.PHONY: venv plan reproduce resume test test-all lint snakemake-report verify bench clean-results gc migrate
+.PHONY: venv plan reproduce resume test test-all lint snakemake-report verify bench clean-results gc migrate compare reference
 
 venv: $(VENV)/.installed
 
@@ -57,6 +57,18 @@ lint: venv
 ## them bit for bit: results/verify.csv, shown in the report.
 verify: venv
 	$(SNAKEMAKE) --cores $(CORES) --configfile $(CONFIG) --forcerun verify
+	@$(BIN)/python -m ablation.compare verified --config $(CONFIG)
+
+## Compare this config's results with another results folder (or reference/), run by run and claim
+## by claim: bit-identical runs, largest test-accuracy difference, verdicts, machines and software.
+compare: venv
+	@test -n "$(REF)" || { echo "usage: make compare REF=<results folder or reference/> [CONFIG=...]"; exit 2; }
+	$(BIN)/python -m ablation.compare diff --config $(CONFIG) $(REF)
+
+## Write reference/ (committed) from a results folder: per study the trimmed summary, the claims and
+## the machine and software of the runs. RESULTS defaults to CONFIG's results folder.
+reference: venv
+	$(BIN)/python -m ablation.compare reference $(RESULTS) --config $(CONFIG) --out reference
 
 ## The benchmark harness: writes benchmarks/results.md and results.json.
 bench: venv

@@ -30,6 +30,7 @@ import pytest
 import yaml
 
 from ablation import config as C
+from ablation import settings as S
 from conftest import REPO, copy_project, snakemake
 
 # A tiny valid config: one study, 4 runs of 2 epochs (if a check were missed, running it is cheap).
@@ -438,11 +439,15 @@ def test_study_round_trips_through_its_dict_exactly():
 def test_run_ids_and_runs_are_exact():
     cfg = C.validate(mutate(lambda c: study(c)["factors"].update(pos_enc=["none"], lr=[0.01])))
     runs = cfg.studies["s1"].runs()
+    # factors in the schema's order of the settings, whatever the config's order
+    order = [name for name in S.setting_specs() if name in ("norm", "pos_enc", "lr")]
+    levels = {"pos_enc": lambda n: "none", "lr": lambda n: "0.01", "norm": lambda n: n}
     assert [r.run_id for r in runs] == [
-        f"norm~{n}/pos_enc~none/lr~0.01/seed~{s}" for n in ("post", "pre") for s in (0, 1)
+        "/".join(f"{k}~{levels[k](n)}" for k in order) + f"/seed~{s}" for n in ("post", "pre") for s in (0, 1)
     ]
     assert {r.study for r in runs} == {"s1"}
     assert runs[-1].factors == {"norm": "pre", "pos_enc": "none", "lr": 0.01}
+    assert list(runs[-1].factors) == order
     assert (runs[-1].settings.norm, runs[-1].settings.seed, runs[-1].settings.heads) == ("pre", 1, 2)
 
 

@@ -160,3 +160,15 @@ def test_without_positional_encoding_the_twin_test_set_scores_exactly_half(arch)
     # order; so each pair has one right and one wrong prediction: exactly 50 % of the 2 * n_test
     torch.testing.assert_close(logits[:n], logits[n:], rtol=1e-5, atol=1e-6)
     assert ((logits > 0).float() == d.y_test).sum().item() == n
+
+
+def test_a_mask_first_built_during_evaluation_still_trains():
+    # masks are built once per length and reused: one first built under inference_mode must not be
+    # an inference tensor, which autograd refuses to save for backward
+    s = Settings(arch="encoder", depth=1, heads=2, attn_mask="causal", seq_len=7, n_train=4)
+    model = build_model(s)
+    X = make_order_data(s).X_train
+    with torch.inference_mode():
+        model(X)
+    model(X).sum().backward()
+    assert all(p.grad is not None for p in model.parameters())

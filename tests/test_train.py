@@ -146,6 +146,17 @@ def test_cuda_request_without_cuda_is_a_clear_error():
     assert train.resolve_device("auto").type == "cpu"
 
 
+def test_cli_cuda_request_without_cuda_is_one_line(tmp_path):
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    settings = json.dumps({"device": "cuda", **FAST})
+    proc = subprocess.run([sys.executable, "-m", "ablation.train", "--settings", settings, "--outdir",
+                           str(tmp_path / "run")], capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "CUDA is not available" in proc.stderr, proc.stderr
+    assert not (tmp_path / "run").exists()
+
+
 def test_metrics_fields_follow_settings_order():
     assert train.metrics_fields() == METRICS_COLUMNS
 

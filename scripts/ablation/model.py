@@ -19,6 +19,7 @@ here. Adding a variant is a class here and its name in the schema's enum.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -209,6 +210,12 @@ class Causal(Bidirectional):
     sees_order = True
 
     def __call__(self, T: int) -> torch.Tensor:
+        return _causal_mask(T)
+
+
+@functools.cache  # built once per length, not per layer and step (benchmarks/results.md, section "profile")
+def _causal_mask(T: int) -> torch.Tensor:
+    with torch.inference_mode(False):  # a normal tensor even when first built during evaluation
         return torch.full((T, T), -math.inf).triu(1)  # 0 on and below the diagonal, -inf above
 
 

@@ -1,13 +1,16 @@
 """The figures and tables of a study, each declared once: its name, its file (under
-results/<study>/) and its caption. The rules (workflow/rules/plots.smk, report.smk), the plots
-(ablation.plots draws each figure with the function of its name), the HTML report and Snakemake's
-report captions (workflow/report/study_figures.rst) all read these declarations.
+results/<study>/), its caption and, for tables, the meaning of every column (``GLOSSARY``). The rules
+(workflow/rules/plots.smk, report.smk), the plots (ablation.plots draws each figure with the function
+of its name), the HTML report, Snakemake's report captions (workflow/report/*.rst) and the column
+glossary of results/README.md (``python -m ablation.outputs --glossary``) all read these declarations.
 
 Only the standard library is imported here: the Snakefile imports this module on every run.
 """
 
 from __future__ import annotations
 
+import argparse
+import sys
 from dataclasses import dataclass
 
 
@@ -16,6 +19,8 @@ class Output:
     name: str
     file: str  # relative to results/<study>/
     caption: str
+    title: str = ""  # a short heading
+    collapsed: bool = False  # the HTML report shows it folded (a click away), to keep the page short
 
 
 FIGURES = (
@@ -28,13 +33,14 @@ FIGURES = (
     Output(
         "interactions", "figures/interactions.png",
         "Mean test accuracy for every pair of factors, averaged over the other factors (only the runs that the "
-        "study's plot hint `where` selects, if it has one).",
+        "study's plot hint `where` selects, if it has one); the colour scale spans the range of the means shown.",
     ),
     Output(
         "learning_curves", "figures/learning_curves.png",
         "Training loss and accuracy per epoch, grouped by the study's first factor and split into rows by its "
         "second (or by its plot hint): each run thin (in a group of more than 100 runs: the band from the 5th to "
         "the 95th percentile of its runs), each group's mean bold.",
+        "learning curves", True,
     ),
     Output(
         "grad_norms_init", "figures/grad_norms_init.png",
@@ -44,13 +50,225 @@ FIGURES = (
 )  # fmt: skip
 
 TABLES = (
-    Output("cells", "tables/cells.csv", "Test accuracy per cell: mean, std, min and max over seeds, with intervals."),
-    Output("main_effects", "tables/main_effects.csv", "Factors ranked by how much they move test accuracy."),
-    Output("stability", "tables/stability.csv", "Fractions of runs that converged and that diverged, per cell."),
-    Output("comparisons", "tables/comparisons.csv", "Paired comparisons between the levels of each factor."),
-    Output("claims", "tables/claims.csv", "The study's claims, each with its verdict."),
-)
+    Output(
+        "cells", "tables/cells.csv",
+        "Test accuracy per cell (one cell per combination of factor values): mean, std, min and max over seeds, "
+        "the interval of the mean over seeds that claims use (ci_lo, ci_hi, ci_method), a descriptive bootstrap "
+        "over seeds (boot_lo, boot_hi) and a Wilson interval on the pooled test counts (testset_lo, testset_hi: "
+        "test-set sampling only, not an interval of the mean over seeds).",
+        "Test accuracy per cell",
+    ),
+    Output(
+        "main_effects", "tables/main_effects.csv",
+        "Factors ranked by how much they move test accuracy: the share of variance each explains (eta_sq) and "
+        "the spread of its marginal means with an interval over seeds.",
+        "Which factors matter",
+    ),
+    Output(
+        "stability", "tables/stability.csv",
+        "Training stability per cell: the fraction of runs that converged (final training accuracy at least the "
+        "configured threshold) and the fraction that diverged (non-finite loss), each with a Clopper-Pearson "
+        "interval.",
+        "Training stability",
+    ),
+    Output(
+        "comparisons", "tables/comparisons.csv",
+        "Paired comparisons between the levels of each factor: runs paired on seed and every other factor, "
+        "averaged within seed (n_seeds is the n), the mean seed difference with its interval over seeds, a "
+        "sign-flip test Holm-corrected over the study, the smallest reachable p-value and the minimum detectable "
+        "effect.",
+        "Paired comparisons",
+    ),
+    Output(
+        "summary", "summary.csv",
+        "One row per training run of the study: its settings, status (ok or diverged), final training loss and "
+        "accuracy, test counts and accuracy, training time and the sha256 of its final parameters.",
+        "Runs",
+    ),
+    Output(
+        "claims", "tables/claims.csv",
+        "The study's claims (from the config), each with its verdict (SUPPORTED, CONTRADICTED or INCONCLUSIVE), "
+        "the estimate and interval over seeds it rests on, its p-value and Holm-adjusted p-value over every claim "
+        "of the config (one error family), and the share of leave-one-seed-out evaluations that repeat the "
+        "verdict (robustness).",
+        "Claims",
+    ),
+)  # fmt: skip
+
+VERIFY = Output(
+    "verify", "verify.csv",
+    "Runs re-trained by `make verify` in a scratch folder and compared bit for bit with the originals (metrics "
+    "but timing, final parameters' sha256, learning curve, initial gradient norms).",
+    "Reproducibility",
+)  # fmt: skip
+
+GLOSSARY = {
+    # runs (summary.csv, reference/)
+    "run_id": "The run's name: its factor values and seed.",
+    "seed": "The experimental unit: it fixes the data and the initialisation of every cell it runs in.",
+    "status": "ok, or diverged (a non-finite training loss).",
+    "test_acc": "Accuracy on the swap-paired test set (0-1; shown as %); 50 % is chance.",
+    "final_train_acc": "Training accuracy after the last epoch (0-1).",
+    "params_sha256": "sha256 of the final parameters: equal hashes mean bit-identical models.",
+    "hash": "The run's folder in the run store (results/runs/<hash>/): a hash of all its settings.",
+    "epochs_run": "Epochs trained (fewer than configured when the run diverged).",
+    "final_train_loss": "Training loss after the last epoch.",
+    "test_correct": "Test sequences classified correctly.",
+    "test_total": "Test sequences.",
+    "train_seconds": "Wall-clock seconds of training (not compared when runs are checked for bit-identity).",
+    "threads": "Torch threads the run trained with (part of what makes it bit-identical).",
+    "device_used": "The device the run trained on (cpu or cuda).",
+    # learning curves and initial gradient norms (curves.csv, init_grads.csv)
+    "epoch": "The training step (full-batch: one step per epoch); in curves.csv, lr is the learning rate at it.",
+    "train_loss": "Training loss at that epoch.",
+    "train_acc": "Training accuracy at that epoch (0-1).",
+    "grad_norm": "Gradient norm: of all parameters at that epoch (curves.csv), of one layer at step 0 (init_grads.csv).",
+    "layer": "Layer index, 0 next to the input.",
+    # cells
+    "n": "How many units the row rests on: runs in cells and stability, seeds in claims and marginal means.",
+    "n_ok": "Runs that finished without diverging.",
+    "n_diverged": "Runs whose training loss became non-finite.",
+    "n_imputed": "Diverged runs without a test accuracy, counted at chance (50 %).",
+    "mean": "Mean test accuracy over the cell's runs (0-1; shown as %).",
+    "std": "Standard deviation of test accuracy over the cell's runs (accuracy, 0-1).",
+    "min": "Lowest test accuracy of the cell's runs.",
+    "max": "Highest test accuracy of the cell's runs.",
+    "boot_lo": "Lower end of a bootstrap interval over seeds; descriptive only (too narrow at a few seeds).",
+    "boot_hi": "Upper end of the descriptive bootstrap interval over seeds.",
+    "boot_method": "How the descriptive interval was computed (BCa bootstrap, or t above stats.bootstrap_max_n).",
+    "ci_lo": "Lower end of the interval over seeds at the configured confidence (what verdicts use).",
+    "ci_hi": "Upper end of the interval over seeds at the configured confidence.",
+    "ci_method": "Which interval over seeds: Student t, Clopper-Pearson (0/1 per seed) or Anderson (all seeds equal).",
+    "pooled_correct": "Test sequences classified correctly, summed over the cell's runs.",
+    "pooled_total": "Test sequences, summed over the cell's runs.",
+    "testset_lo": "Lower end of the Wilson interval of the pooled test counts: test-set sampling only.",
+    "testset_hi": "Upper end of the Wilson interval of the pooled test counts.",
+    "converged_frac": "Share of the cell's runs that converged (final training accuracy at least the threshold).",
+    # stability
+    "converged": "Runs that converged (final training accuracy at least stats.converged_threshold).",
+    "conv_frac": "Share of runs that converged (0-1).",
+    "conv_lo": "Lower end of the Clopper-Pearson interval of conv_frac.",
+    "conv_hi": "Upper end of the Clopper-Pearson interval of conv_frac.",
+    "diverged": "Runs that diverged (non-finite training loss).",
+    "div_frac": "Share of runs that diverged (0-1).",
+    "div_lo": "Lower end of the Clopper-Pearson interval of div_frac.",
+    "div_hi": "Upper end of the Clopper-Pearson interval of div_frac.",
+    # comparisons
+    "factor": "The factor whose levels are compared (or ranked).",
+    "level_a": "The first level of the comparison.",
+    "level_b": "The second level; the difference is level_b minus level_a.",
+    "n_pairs": "Matched runs (same seed and other factor values); not independent.",
+    "n_seeds": "Seeds the interval and test rest on (the n of the comparison).",
+    "mean_diff": "Mean over seeds of the test-accuracy difference level_b - level_a (percentage points when shown).",
+    "effect_size": "Cohen's d_z: the mean seed difference divided by the standard deviation of the seed differences.",
+    "test": "The test: a sign-flip (permutation) test of the mean seed difference, exact at few seeds.",
+    "p_value": "p-value of the test (claims: the smallest alpha at which the rule decides).",
+    "p_holm": "p-value Holm-adjusted (comparisons: over the study's comparisons; claims: over every claim).",
+    "significant": "p_holm at most stats.alpha.",
+    "min_p": "The smallest p-value the non-zero seed differences can reach; above alpha, no test can be significant.",
+    "mde": "Minimum detectable effect: the difference the test detects with 80 % power at the strictest Holm level "
+    "(empty when unreachable).",
+    "note": "Why a row reads as it does (no pairs, one seed, significance unreachable, runs without a partner).",
+    # main effects, marginal means, seed variance, interactions
+    "rank": "Rank of the factor by eta_sq (1 = moves test accuracy most).",
+    "eta_sq": "Share of the variance of test accuracy the factor (or interaction) explains (0-1).",
+    "spread": "Largest minus smallest marginal mean of test accuracy over the factor's levels.",
+    "spread_lo": "Lower end of the interval of the spread (seeds resampled jointly across cells).",
+    "spread_hi": "Upper end of the interval of the spread.",
+    "n_levels": "How many levels the factor has.",
+    "best_level": "The level with the highest marginal mean.",
+    "worst_level": "The level with the lowest marginal mean.",
+    "marginal_means": "Mean test accuracy at each level, averaged over the other factors.",
+    "n_runs": "Runs the model was fitted to.",
+    "runs_per_seed": "Runs per seed (cells the seed runs in).",
+    "var_seed": "Variance of the seed's random intercept (a mixed model with the factors as fixed effects).",
+    "var_residual": "Residual variance of that mixed model.",
+    "icc": "Intraclass correlation: the seed's share of the variance beyond the factors (0-1).",
+    "n_eff": "Effective number of independent runs the study is worth, given icc.",
+    "method": "How the seed's variance was estimated.",
+    "factor_a": "First factor of the interaction.",
+    "factor_b": "Second factor of the interaction.",
+    "simple_spreads": "Spread of factor_a's means at each level of factor_b.",
+    # claims
+    "id": "The claim's id in the config.",
+    "statement": "The claim in words, as the config states it.",
+    "source": "Where the claim comes from (lesson, paper).",
+    "kind": "The decision rule: at_value, at_least, equivalent, not_worse, better or grad_trend.",
+    "cells": "The cells the claim is evaluated in.",
+    "verdict": "SUPPORTED, CONTRADICTED or INCONCLUSIVE (the interval does not clear the rule's bound).",
+    "estimate": "The number the verdict rests on, with its unit: an accuracy (%), a difference (percentage points) "
+    "or a slope of log gradient norm per layer.",
+    "estimate_unit": "The unit of estimate, ci_lo and ci_hi in the claims table (the report adds it; claims.csv has "
+    "no such column).",
+    "robustness": "Share of leave-one-seed-out evaluations that give the same verdict; below 0.8: fragile.",
+    "verdict_without_diverged": "The verdict with diverged runs left out (only where some diverged).",
+    "rule": "The claim's decision rule in words.",
+    "detail": "The numbers behind the verdict, per cell.",
+    "study": "The study the row belongs to.",
+    # checks, verify
+    "check": "The implementation check: our module against PyTorch's, with copied weights.",
+    "max_abs_diff": "Largest absolute difference between the two outputs.",
+    "tolerance": "The largest difference that passes.",
+    "lesson_value": "The difference the lesson reported.",
+    "identical": "True when the re-run equals the original bit for bit.",
+    "mismatches": "What differs between the original and the re-run.",
+    "original_sha256": "params_sha256 of the original run.",
+    "rerun_sha256": "params_sha256 of the re-run.",
+}
 
 
-def study_path(study: str, output: Output) -> str:
-    return f"results/{study}/{output.file}"
+def full_glossary() -> dict[str, str]:
+    """GLOSSARY, then every run setting (a column of summary.csv and of the per-cell tables) with its
+    description from the config schema, where it is declared."""
+    from .settings import setting_specs  # yaml: not at import time (the Snakefile imports this module)
+
+    settings = {name: f"Setting: {spec.get('description', '')}" for name, spec in setting_specs().items()}
+    return GLOSSARY | {k: v for k, v in settings.items() if k not in GLOSSARY}
+
+
+def glossary_markdown() -> str:
+    """The full glossary as a Markdown table (results/README.md carries it)."""
+    lines = ["| column | meaning |", "| --- | --- |"]
+    lines += [f"| `{name}` | {text.replace('|', '/')} |" for name, text in full_glossary().items()]
+    return "\n".join(lines)
+
+
+GLOSSARY_BEGIN = "<!-- column glossary: written by `python -m ablation.outputs --update results/README.md` -->"
+GLOSSARY_END = "<!-- end of column glossary -->"
+
+
+def update_readme(path) -> bool:
+    """Rewrite the glossary between GLOSSARY_BEGIN and GLOSSARY_END in ``path``; True if it changed."""
+    from pathlib import Path
+
+    text = Path(path).read_text(encoding="utf-8")
+    if GLOSSARY_BEGIN not in text or GLOSSARY_END not in text:
+        raise ValueError(f"{path}: no glossary markers ({GLOSSARY_BEGIN} ... {GLOSSARY_END})")
+    head, rest = text.split(GLOSSARY_BEGIN, 1)
+    _, tail = rest.split(GLOSSARY_END, 1)
+    new = f"{head}{GLOSSARY_BEGIN}\n{glossary_markdown()}\n{GLOSSARY_END}{tail}"
+    if new != text:
+        Path(path).write_text(new, encoding="utf-8")
+    return new != text
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m ablation.outputs", description="The column glossary.")
+    ap.add_argument("--glossary", action="store_true", help="print the glossary as a Markdown table")
+    ap.add_argument("--update", metavar="README", help="rewrite the glossary section of this Markdown file")
+    args = ap.parse_args(argv)
+    if args.update:
+        try:
+            changed = update_readme(args.update)
+        except (OSError, ValueError) as exc:
+            ap.error(str(exc))
+        print(f"{args.update}: glossary {'updated' if changed else 'already up to date'}")
+    elif args.glossary:
+        print(glossary_markdown())
+    else:
+        ap.error("nothing to do: give --glossary or --update README")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -26,6 +26,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
@@ -40,13 +41,17 @@ THIN_MAX_RUNS = 100
 line; above, the band from the 5th to the 95th percentile of the runs (10,000 thin lines take
 seconds to draw and bury the means)."""
 BAND = (0.05, 0.95)
+EMPTY_KEY = "Ablation-Empty"
+"""PNG text key of a figure that would show nothing: its value says why, in one line. The file is
+still written (it is a declared output), and the HTML report prints that line instead of the image."""
 
 
-def _save(fig, path: Path) -> None:
+def _save(fig, path: Path, empty: str | None = None) -> None:
     import io as _io
 
     buf = _io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight")  # "tight": a long suptitle is not cut
+    metadata = {EMPTY_KEY: empty} if empty else None
+    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", metadata=metadata)  # "tight": a long suptitle is not cut
     plt.close(fig)
     io.write_bytes(path, buf.getvalue())
 
@@ -54,6 +59,21 @@ def _save(fig, path: Path) -> None:
 def _note(ax, text: str) -> None:
     ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, fontsize=10, wrap=True)
     ax.set_axis_off()
+
+
+def _save_empty(path: Path, reason: str) -> None:
+    """A small figure that says ``reason``, marked empty (``EMPTY_KEY``)."""
+    fig, ax = plt.subplots(figsize=(5, 1.2), layout="constrained")
+    _note(ax, reason)
+    _save(fig, path, empty=reason)
+
+
+def empty_reason(path: Path) -> str | None:
+    """Why the figure at ``path`` shows nothing, or None when it shows something."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return getattr(image, "text", {}).get(EMPTY_KEY)
 
 
 def _text(col: pd.Series) -> pd.Series:
@@ -157,22 +177,40 @@ def interactions(d: StudyData, path: Path) -> None:
         title += " (" + ", ".join(f"{k}={v}" for k, v in where.items()) + ")"
     pairs = list(itertools.combinations(rest, 2))
     if not pairs:
-        fig, ax = plt.subplots(figsize=(5, 2.5), layout="constrained")
-        _note(ax, "This study varies fewer than two factors\n(besides plot.where): no interactions to show.")
-        _save(fig, path)
+        _save_empty(path, "No interaction figure: the study varies fewer than two factors (besides plot.where).")
         return
+    tables = []
+    for a, b in pairs:
+        table = df.pivot_table(index=a, columns=b, values="test_acc", aggfunc="mean")
+        tables.append(table.reindex(index=_ordered(table.index), columns=_ordered(table.columns)))
+    vmin, vmax = colour_range(np.concatenate([t.to_numpy(float).ravel() for t in tables]))
     ncol = min(len(pairs), 3)
     nrow = int(np.ceil(len(pairs) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4.4 * ncol, 3.6 * nrow), squeeze=False, layout="constrained")
-    for ax, (a, b) in zip(axes.flat, pairs):
-        table = df.pivot_table(index=a, columns=b, values="test_acc", aggfunc="mean")
-        table = table.reindex(index=_ordered(table.index), columns=_ordered(table.columns))
-        sns.heatmap(table, vmin=0.5, vmax=1.0, cmap="viridis", annot=True, fmt=".3f", cbar=False, ax=ax)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.6 * ncol, 3.6 * nrow), squeeze=False, layout="constrained")
+    for ax, (a, b), table in zip(axes.flat, pairs, tables):
+        # one colour scale for every panel, spanning the means shown (not 0-1: 0.987-1.000 would be one shade)
+        sns.heatmap(table, vmin=vmin, vmax=vmax, cmap="viridis", annot=True, fmt=".3f", cbar=False, ax=ax)
         ax.set_title(f"{a} x {b}")
     for ax in list(axes.flat)[len(pairs):]:
         ax.set_axis_off()
+    mappable = plt.cm.ScalarMappable(norm=plt.Normalize(vmin, vmax), cmap="viridis")
+    fig.colorbar(mappable, ax=axes, shrink=0.8, label="mean test accuracy")
     fig.suptitle(title)
     _save(fig, path)
+
+
+def colour_range(values) -> tuple[float, float]:
+    """(vmin, vmax) of a colour scale that resolves ``values``: their finite range, widened to at
+    least one test-set step's worth (1e-3) when they are (nearly) all equal."""
+    finite = np.asarray(values, float)
+    finite = finite[np.isfinite(finite)]
+    if not len(finite):
+        return 0.0, 1.0
+    lo, hi = float(finite.min()), float(finite.max())
+    if hi - lo < 1e-3:
+        mid = (lo + hi) / 2
+        lo, hi = mid - 5e-4, mid + 5e-4
+    return lo, hi
 
 
 def _per_run(data: pd.DataFrame, x: str, y: str) -> list[np.ndarray]:
@@ -226,8 +264,9 @@ def learning_curves(d: StudyData, path: Path) -> None:
     band = False
     fig, axes = plt.subplots(len(levels), 2, figsize=(11, 3.6 * len(levels)), squeeze=False, layout="constrained")
     if curves.empty:
-        for ax in axes.flat:
-            _note(ax, "no epochs recorded")
+        plt.close(fig)
+        _save_empty(path, "No learning curves: no epochs were recorded.")
+        return
     else:
         curves = curves.copy()
         for col in ("epoch", "train_loss", "train_acc"):
@@ -249,21 +288,23 @@ def learning_curves(d: StudyData, path: Path) -> None:
 
 def grad_norms_init(d: StudyData, path: Path) -> None:
     init_grads, group = d.init_grads, d.hue
-    fig, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
-    title = "Per-layer gradient norms at initialisation"
     if init_grads.empty:
-        _note(ax, "no per-layer gradient norms recorded")
-    else:
-        data = init_grads.copy()
-        data["layer"] = pd.to_numeric(data["layer"])
-        data["grad_norm"] = pd.to_numeric(data["grad_norm"], errors="coerce")
-        band = _many_runs(data, [group])
-        _runs_and_means(ax, data, "layer", "grad_norm", group, band, log=True)
-        ax.set_xlabel("layer (0 = next to the input)")
-        ax.set_ylabel("gradient norm at step 0")
-        ax.legend(fontsize=8)
-        title += f"\n({_spread_text(band, 'layer')})"
-    ax.set_title(title, fontsize=10)
+        _save_empty(path, "No gradient-norm figure: no per-layer gradient norms were recorded.")
+        return
+    data = init_grads.copy()
+    data["layer"] = pd.to_numeric(data["layer"])
+    data["grad_norm"] = pd.to_numeric(data["grad_norm"], errors="coerce")
+    if data["layer"].nunique() < 2:
+        _save_empty(path, "No gradient-norm figure: the model has one layer, so there is no trend across layers.")
+        return
+    fig, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
+    band = _many_runs(data, [group])
+    _runs_and_means(ax, data, "layer", "grad_norm", group, band, log=True)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # layers are whole numbers
+    ax.set_xlabel("layer (0 = next to the input)")
+    ax.set_ylabel("gradient norm at step 0")
+    ax.legend(fontsize=8)
+    ax.set_title(f"Per-layer gradient norms at initialisation\n({_spread_text(band, 'layer')})", fontsize=10)
     _save(fig, path)
 
 
@@ -272,11 +313,12 @@ def positional_encoding_figure(seq_len: int, d_model: int, path: Path) -> None:
 
     name, pe = reference_encoding(seq_len, d_model)
     fig, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")
-    im = ax.imshow(pe.numpy().T, cmap="RdBu", aspect="auto", vmin=-1, vmax=1)
+    sns.heatmap(pe.numpy().T, cmap="RdBu", vmin=-1, vmax=1, ax=ax, cbar_kws={"label": "value", "fraction": 0.046},
+                xticklabels=max(1, seq_len // 8), yticklabels=max(1, d_model // 8))  # fmt: skip
+    ax.invert_yaxis()  # dimension 0 at the bottom, as imshow's origin="lower" would
     ax.set_xlabel("position")
     ax.set_ylabel("encoding dimension")
     ax.set_title(f"{name.capitalize()} positional encoding (T={seq_len}, D={d_model})")
-    fig.colorbar(im, ax=ax, fraction=0.046)
     _save(fig, path)
 
 

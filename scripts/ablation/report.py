@@ -1,8 +1,15 @@
-"""The stand-alone HTML report (``reports/ablation_report.html``): one file, figures embedded.
+"""The stand-alone HTML report (``reports/ablation_report.html``): one file, figures and table
+scripts embedded, no network.
 
-Order: the headline (the claims that the config's ``report: headline:`` lists), the claims with verdicts, the
-implementation checks, reproducibility, then every study (its description and resolved config,
-tables with intervals, factor ranking, stability, comparisons, figures), then what was run.
+The first screen answers a reviewer's questions: every claim's verdict with its robustness and one
+sentence in plain words (units, what n counts), the largest effects with their intervals over seeds,
+the number of runs, failures and divergences, and the reproduction check against the committed
+reference (``reference/``, ``ablation.compare``). Below it, linked from it: the claims in detail,
+the implementation checks, reproducibility, every study (per-cell results as pivot tables, long
+tables collapsed, sortable and filterable, figures), the column glossary and what was run.
+
+Long tables use itables in offline mode: it sorts and filters, and embeds its JavaScript once, so
+the report stays one file (great-tables makes static tables only).
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import base64
 import datetime as dt
 import html
 import json
+import math
 import platform
 import subprocess
 import sys
@@ -22,12 +30,18 @@ import jinja2
 import pandas as pd
 import yaml
 
-from . import PACKAGE_DIR, REPO_DIR, io, outputs
+from . import PACKAGE_DIR, REPO_DIR, compare, io, outputs
 from .claims import ROBUST
 from .config import validate
 from .plan import plan
 
-VERSION_PACKAGES = ("torch", "numpy", "pandas", "scipy", "matplotlib", "seaborn", "snakemake")
+VERSION_PACKAGES = ("torch", "numpy", "pandas", "scipy", "matplotlib", "seaborn", "itables", "snakemake")
+REFERENCE_DIR = REPO_DIR / "reference"
+LARGEST_EFFECTS = 3
+METRIC_WORDS = {"test_acc": "test accuracy", "converged": "share of runs that converged",
+                "final_train_acc": "final training accuracy"}  # fmt: skip
+EMPTY = ""
+"""What a table shows for a value that does not apply (a footnote under each table says so)."""
 
 
 def _img(path: Path) -> str:
@@ -35,21 +49,27 @@ def _img(path: Path) -> str:
     return f"data:image/png;base64,{data}"
 
 
+def _isnan(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
 def _fmt(v, digits: int = 4):
+    """A cell as text: numbers to ``digits`` places, NaN as empty (never the text 'nan')."""
+    if _isnan(v):
+        return EMPTY
     if isinstance(v, float):
-        if pd.isna(v):
-            return "–"
         return f"{v:.{digits}g}" if abs(v) < 1e-3 and v != 0 else f"{v:.{digits}f}".rstrip("0").rstrip(".") or "0"
     return v
 
 
-def table_html(df: pd.DataFrame, classes: str = "table", max_rows: int | None = None) -> str:
-    shown = df if max_rows is None or len(df) <= max_rows else df.head(max_rows)
-    out = shown.map(_fmt) if len(shown) else shown
-    text = out.to_html(index=False, classes=classes, border=0, escape=True, na_rep="–")
-    if shown is not df:
-        text += f'<p class="note">First {max_rows} of {len(df)} rows; all in the CSV.</p>'
-    return text
+def pct(x, digits: int = 1) -> str:
+    """An accuracy or a share (0-1) as a percentage."""
+    return "not applicable" if _isnan(x) else f"{100 * float(x):.{digits}f} %"
+
+
+def pp(x, digits: int = 1) -> str:
+    """A difference of accuracies or shares (-1..1) in percentage points."""
+    return "not applicable" if _isnan(x) else f"{100 * float(x):+.{digits}f} percentage points"
 
 
 def _git(*args) -> str | None:
@@ -71,6 +91,151 @@ def _versions() -> dict:
     return out
 
 
+# ---------------------------------------------------------------- tables
+
+
+def table_html(df: pd.DataFrame, classes: str = "table") -> str:
+    """A short static table in its own scrolling box; NaN cells empty."""
+    out = df.map(_fmt) if len(df) else df
+    text = out.to_html(index=False, classes=classes, border=0, escape=True, na_rep=EMPTY)
+    return f'<div class="scroll">{text}</div>'
+
+
+class Interactive:
+    """Long tables as itables (sortable, filterable); the DataTables bundle is embedded once."""
+
+    def __init__(self):
+        self.count = 0
+
+    def head(self) -> str:
+        from itables import options
+        from itables.javascript import generate_init_offline_itables_html
+
+        return generate_init_offline_itables_html(options.dt_bundle)
+
+    def __call__(self, df: pd.DataFrame, name: str) -> str:
+        from itables import to_html_datatable
+
+        self.count += 1
+        shown = df.map(_fmt).astype(str) if len(df) else df
+        text = to_html_datatable(
+            shown, connected=False, table_id=f"itable-{self.count}-{name}", classes="display compact nowrap",
+            showIndex=False, maxBytes=0, lengthMenu=[10, 25, 100, -1], pageLength=25 if len(df) > 25 else -1,
+            style="width:auto;margin:0", autoWidth=False,
+        )  # fmt: skip
+        return f'<div class="scroll">{text}</div>'
+
+
+def significance_text(row, alpha: float) -> str:
+    """A comparison's significance in words, saying in the row itself when it cannot be reached."""
+    if _isnan(row.get("p_holm")):
+        return "no test"
+    if bool(row.get("significant")):
+        return f"yes (Holm p {row['p_holm']:.3g})"
+    min_p = row.get("min_p")
+    if not _isnan(min_p) and min_p > alpha:
+        return f"no: cannot reach (smallest possible p {min_p:.3g} > {alpha:g} with {int(row['n_seeds'])} seeds)"
+    return f"no (Holm p {row['p_holm']:.3g})"
+
+
+def pivot(cells: pd.DataFrame, factors: list[str], value: str, fmt, label: str | None = None) -> pd.DataFrame | None:
+    """Per-cell ``value`` (formatted by ``fmt``) with the last factor across the columns (one factor:
+    a column headed ``label``)."""
+    if not factors or value not in cells:
+        return None
+    shown = cells.assign(_v=cells[value].map(fmt))
+    if len(factors) == 1:
+        return shown[[factors[0], "_v"]].rename(columns={"_v": label or value})
+    across = factors[-1]
+    wide = shown.pivot_table(index=factors[:-1], columns=across, values="_v", aggfunc="first", sort=False)
+    wide.columns = [f"{across} = {c}" for c in wide.columns]
+    return wide.reset_index().fillna(EMPTY)
+
+
+# ---------------------------------------------------------------- claims in words
+
+
+def _where(spec: dict) -> str:
+    where = spec.get("where") or {}
+    return (" where " + ", ".join(f"{k} = {v}" for k, v in where.items())) if where else ""
+
+
+def estimate_unit(spec: dict) -> str:
+    """The unit of a claim's estimate, ci_lo and ci_hi as claims.csv holds them."""
+    metric = spec.get("metric", "test_acc")
+    if spec["kind"] == "grad_trend":
+        return "slope of ln(gradient norm) per layer"
+    if spec["kind"] in ("equivalent", "not_worse", "better"):
+        return f"difference of {METRIC_WORDS.get(metric, metric)} (-1 to 1)"
+    return f"{METRIC_WORDS.get(metric, metric)} (0 to 1)"
+
+
+def estimate_text(c: dict, spec: dict) -> str:
+    """A claim's estimate with its unit."""
+    kind = spec["kind"]
+    if _isnan(c.get("estimate")):
+        return "not applicable (fewer than 2 seeds)"
+    if kind == "grad_trend":
+        return f"{c['estimate']:+.4f} per layer"
+    return pp(c["estimate"]) if kind in ("equivalent", "not_worse", "better") else pct(c["estimate"])
+
+
+def interval_text(c: dict, spec: dict) -> str:
+    if _isnan(c.get("ci_lo")) or _isnan(c.get("ci_hi")):
+        return "not applicable"
+    if spec["kind"] == "grad_trend":
+        return f"{c['ci_lo']:+.4f} to {c['ci_hi']:+.4f} per layer"
+    if spec["kind"] in ("equivalent", "not_worse", "better"):
+        return f"{100 * c['ci_lo']:+.1f} to {100 * c['ci_hi']:+.1f} percentage points"
+    return f"{100 * c['ci_lo']:.1f} to {100 * c['ci_hi']:.1f} %"
+
+
+def estimate_short(c: dict, spec: dict) -> str:
+    """Estimate and interval in one short cell: 50.0 % [7.9, 92.1], -1.6 pp [-100.0, +100.0]."""
+    if _isnan(c.get("estimate")):
+        return "not applicable"
+    lo, hi = c.get("ci_lo"), c.get("ci_hi")
+    if spec["kind"] == "grad_trend":
+        ci = "" if _isnan(lo) or _isnan(hi) else f" [{lo:+.3f}, {hi:+.3f}]"
+        return f"{c['estimate']:+.3f}/layer{ci}"
+    paired = spec["kind"] in ("equivalent", "not_worse", "better")
+    num = (lambda x: f"{100 * x:+.1f}") if paired else (lambda x: f"{100 * x:.1f}")
+    ci = "" if _isnan(lo) or _isnan(hi) else f" [{num(lo)}, {num(hi)}]"
+    return f"{num(c['estimate'])} {'pp' if paired else '%'}{ci}"
+
+
+def claim_sentence(c: dict, spec: dict, confidence: float, long: bool = False) -> str:
+    """One sentence in plain words: what was measured, with its unit, its interval, what n counts,
+    and what the claim needs."""
+    kind, n = spec["kind"], c.get("n")
+    seeds = f"{int(n)} seeds" if not _isnan(n) else "no seeds"
+    metric = METRIC_WORDS.get(spec.get("metric", "test_acc"), spec.get("metric", "test_acc"))
+    ci = f"{100 * confidence:g} % interval {interval_text(c, spec)}"
+    if not long:
+        ci = ""
+    if kind in ("at_value", "at_least"):
+        said = f"Mean {metric}{_where(spec)}, over {seeds}: {estimate_text(c, spec)}" + (f" ({ci})" if ci else "")
+        need = (f"within {100 * spec['tolerance']:.2g} percentage points of {pct(spec['target'])}" if kind == "at_value"
+                else f"at least {pct(spec['threshold'])}")  # fmt: skip
+        return f"{said}; the claim needs the interval {need}."
+    if kind in ("equivalent", "not_worse", "better"):
+        f, (a, b) = spec["factor"], spec["levels"]
+        said = (f"{metric[0].upper()}{metric[1:]} with {f} = {b} minus with {f} = {a}{_where(spec)}, averaged within "
+                f"each of {seeds}: {estimate_text(c, spec)}" + (f" ({ci})" if ci else ""))  # fmt: skip
+        need = {"equivalent": f"the interval within ±{100 * spec.get('margin', 0):.2g} percentage points",
+                "not_worse": f"the interval's lower end above {-100 * spec.get('margin', 0):.2g} percentage points",
+                "better": "a difference above 0 (a sign-flip test)"}[kind]  # fmt: skip
+        return f"{said}; the claim needs {need}."
+    if kind == "grad_trend":
+        est = c.get("estimate")
+        growth = "" if _isnan(est) else f", {100 * (math.exp(est) - 1):+.1f} % per layer"
+        return (f"Slope of ln(gradient norm at step 0) over the layers for {spec['factor']} = {spec['growing']}"
+                f"{_where(spec)}, over {seeds}: {estimate_text(c, spec)}{growth}" + (f" ({ci})" if ci else "")
+                + "; the claim needs it above 0, "
+                f"and the slope for {spec['flat']} within ±{spec['flat_margin']:g}.")  # fmt: skip
+    return f"{c.get('rule', '')}."
+
+
 def headline(claims: pd.DataFrame, ids: list[str]) -> list[dict]:
     """The claims of the config's ``report: headline:``, in that order, as report rows."""
     if not ids:
@@ -82,42 +247,137 @@ def headline(claims: pd.DataFrame, ids: list[str]) -> list[dict]:
     return [claims[claims["id"] == i].iloc[0].to_dict() for i in ids]
 
 
+def largest_effects(results: Path, studies: list[str], alpha: float, k: int = LARGEST_EFFECTS) -> list[dict]:
+    """The ``k`` paired comparisons with the largest mean seed difference, with their intervals
+    over seeds (the ``ci_*`` columns: what verdicts rest on, not the descriptive bootstrap)."""
+    rows = []
+    for name in studies:
+        path = results / name / "tables" / "comparisons.csv"
+        if path.is_file():
+            df = pd.read_csv(path, dtype={"level_a": str, "level_b": str})
+            rows += [r | {"study": name} for r in df.to_dict("records") if not _isnan(r.get("mean_diff"))]
+    rows.sort(key=lambda r: -abs(r["mean_diff"]))
+    return [
+        {
+            "study": r["study"],
+            "what": f"{r['factor']} = {r['level_b']} instead of {r['level_a']}",
+            "effect": f"{100 * r['mean_diff']:+.1f} pp",
+            "interval": (EMPTY if _isnan(r.get("ci_lo")) else
+                         f"{100 * r['ci_lo']:+.1f} to {100 * r['ci_hi']:+.1f} pp"),  # fmt: skip
+            "n": f"{int(r['n_seeds'])} seeds",
+            "significant": significance_text(r, alpha),
+        }
+        for r in rows[:k]
+    ]
+
+
+# ---------------------------------------------------------------- sections
+
+
 def resolved_config(study) -> str:
     """The study's "Resolved configuration": every setting once, fixed (defaults applied) or as a factor."""
     return yaml.safe_dump({"fixed": study.fixed, "factors": study.factors, "seeds": study.seeds}, sort_keys=False)
 
 
-def study_section(results: Path, name: str, study, stats_cfg: dict) -> dict:
+def figure_entries(results: Path, name: str) -> list[dict]:
+    from .plots import empty_reason
+
+    out = []
+    for fig in outputs.FIGURES:
+        path = results / name / fig.file
+        if path.is_file():
+            reason = empty_reason(path)
+            out.append({"name": fig.name, "caption": fig.caption, "empty": reason, "collapsed": fig.collapsed,
+                        "title": fig.title or fig.name, "src": None if reason else _img(path)})  # fmt: skip
+    return out
+
+
+def study_section(results: Path, name: str, study, stats_cfg: dict, interactive: Interactive) -> dict:
     tdir = results / name / "tables"
     summary = pd.read_csv(results / name / "summary.csv", dtype={"run_id": str})
-    tables = {t: pd.read_csv(tdir / f"{t}.csv") for t in ("cells", "comparisons", "stability", "main_effects")}
+    keep = {f: str for f in study.factor_names}
+    tables = {t.name: pd.read_csv(results / name / t.file, dtype=keep) for t in outputs.TABLES
+              if t.name not in ("summary", "claims") and (results / name / t.file).is_file()}  # fmt: skip
     extra = {t: table_html(pd.read_csv(tdir / f"{t}.csv")) if (tdir / f"{t}.csv").is_file() else None
              for t in ("seed_variance", "interactions")}  # fmt: skip
+    cells, stability = tables["cells"], tables["stability"]
+    factors = study.factor_names
     diverged = int((summary["status"] == "diverged").sum())
+    expected = len(list(study.runs()))
+    comparisons = tables["comparisons"].copy()
+    if len(comparisons):
+        comparisons.insert(comparisons.columns.get_loc("significant"), "significant_in_words",
+                           [significance_text(r, stats_cfg["alpha"]) for r in comparisons.to_dict("records")])  # fmt: skip
+        comparisons = comparisons.drop(columns="significant")
+    all_converged = bool(len(stability)) and int(stability["converged"].sum()) == int(stability["n"].sum())
+    conv_pivot = None
+    if not all_converged and len(stability):
+        st = stability.assign(_c=[f"{int(c)} of {int(n)}" for c, n in zip(stability["converged"], stability["n"])])
+        conv_pivot = pivot(st, factors, "_c", str, "runs converged")
     return {
         "name": name,
         "description": study.description,
         "config_yaml": resolved_config(study),
         "n_runs": len(summary),
+        "n_expected": expected,
         "n_diverged": diverged,
-        "factors": study.factor_names,
+        "n_seeds": len(study.seeds),
+        "factors": factors,
         "train_seconds": float(pd.to_numeric(summary.get("train_seconds"), errors="coerce").sum()),
-        "cells": table_html(tables["cells"], max_rows=200),
+        "cells_pivot": table_html(pivot(cells, factors, "mean", pct, "mean test accuracy")) if factors else None,
+        "across": factors[-1] if factors else None,
+        "cells": interactive(cells, f"{name}-cells"),
         "main_effects": table_html(tables["main_effects"]),
-        "stability": table_html(tables["stability"], max_rows=200),
-        "comparisons": table_html(tables["comparisons"], max_rows=200),
+        "all_converged": all_converged,
+        "n_converged": int(stability["converged"].sum()) if len(stability) else 0,
+        "conv_pivot": table_html(conv_pivot) if conv_pivot is not None else None,
+        "stability": interactive(stability, f"{name}-stability"),
+        "comparisons": interactive(comparisons, f"{name}-comparisons"),
         **extra,
-        "figures": [
-            {"name": fig.name, "caption": fig.caption, "src": _img(results / name / fig.file)}
-            for fig in outputs.FIGURES
-            if (results / name / fig.file).is_file()
-        ],
+        "figures": figure_entries(results, name),
     }
 
 
-def build(raw_config: dict, studies: list[str], results: Path, command: str) -> str:
+def run_counts(results: Path, studies: list[str], cfg) -> dict:
+    """Runs, failures (runs of the config without a result, or with a status other than ok or
+    diverged) and divergences, over every study."""
+    n = failed = diverged = expected = 0
+    for name in studies:
+        summary = pd.read_csv(results / name / "summary.csv", dtype={"run_id": str})
+        planned = len(list(cfg.study(name).runs()))
+        n += len(summary)
+        expected += planned
+        diverged += int((summary["status"] == "diverged").sum())
+        failed += int((~summary["status"].isin(["ok", "diverged"])).sum()) + max(0, planned - len(summary))
+    return {"n": n, "expected": expected, "failed": failed, "diverged": diverged}
+
+
+def reproduction(results: Path, studies: list[str], reference: Path) -> dict:
+    """The reproduction check against ``reference`` (ablation.compare), for the report."""
+    if not reference.is_dir() or not compare.studies_of(reference):
+        return {"reference": str(reference), "present": False, "studies": []}
+    rows = []
+    for name in studies:
+        if not (reference / name / "summary.csv").is_file():
+            rows.append({"study": name, "missing": True})
+            continue
+        r = compare.compare_study(results, reference, name)
+        big = r["largest_test_acc_diff"]
+        env_keys = [k for k in compare.ENVIRONMENT_KEYS if k != "code_sha256"]
+        rows.append({
+            "study": name, "missing": False, "result": r,
+            "lines": compare.lines(r),
+            "largest": (f"{100 * big['difference']:.2f} percentage points ({big['run_id']})" if big else EMPTY),
+            "env": [(k, r["environment_here"].get(k, "unknown"), r["environment_ref"].get(k, "unknown"))
+                    for k in env_keys],
+        })  # fmt: skip
+    return {"reference": str(reference), "present": True, "studies": rows}
+
+
+def build(raw_config: dict, studies: list[str], results: Path, command: str, reference: Path = REFERENCE_DIR) -> str:
     cfg = validate(raw_config)
     results = Path(results)
+    specs = {c["id"]: c for name in studies for c in cfg.study(name).claims}
     claims = []
     for name in studies:
         path = results / name / "tables" / "claims.csv"
@@ -126,13 +386,30 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str) -> 
             df.insert(0, "study", name)
             claims.append(df)
     claims_df = pd.concat(claims, ignore_index=True) if claims else pd.DataFrame()
-    if len(claims_df):
-        claims_df["fragile"] = claims_df.get("robustness", pd.Series(dtype=float)) < ROBUST
+    records = claims_df.to_dict("records")
+    for c in records:
+        spec = specs[c["id"]]
+        c["fragile"] = not _isnan(c.get("robustness")) and c["robustness"] < ROBUST
+        c["estimate_text"] = estimate_text(c, spec)
+        c["interval_text"] = interval_text(c, spec)
+        c["estimate_short"] = estimate_short(c, spec)
+        c["sentence"] = claim_sentence(c, spec, cfg.stats["confidence"])
+        c["n_text"] = EMPTY if _isnan(c.get("n")) else f"{int(c['n'])} seeds"
+    tally = {v: sum(c["verdict"] == v for c in records) for v in ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")}
     checks = pd.read_csv(results / "checks.csv") if (results / "checks.csv").is_file() else pd.DataFrame()
     verify = None
-    if (results / "verify.csv").is_file():
-        vdf = pd.read_csv(results / "verify.csv")
+    vpath = results / outputs.VERIFY.file
+    if vpath.is_file():
+        vdf = pd.read_csv(vpath)
         verify = {"k": int(vdf["identical"].sum()), "n": len(vdf), "table": table_html(vdf)}
+    interactive = Interactive()
+    study_sections = [study_section(results, n, cfg.study(n), cfg.stats, interactive) for n in studies]
+    if len(claims_df):
+        claims_df.insert(claims_df.columns.get_loc("estimate"), "estimate_unit",
+                         [estimate_unit(specs[i]) for i in claims_df["id"]])  # fmt: skip
+    claims_detail = interactive(
+        claims_df.drop(columns=[c for c in ("statement", "source") if c in claims_df]), "claims"
+    ) if len(claims_df) else None  # fmt: skip
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(PACKAGE_DIR / "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
@@ -144,15 +421,22 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str) -> 
     return template.render(
         generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         headline=headline(claims_df, cfg.raw.get("report", {}).get("headline", [])),
-        claims=claims_df.to_dict("records"),
+        claims=records,
+        claims_detail=claims_detail,
+        tally=tally,
         robust=ROBUST,
+        effects=largest_effects(results, studies, cfg.stats["alpha"]),
+        runs=run_counts(results, studies, cfg),
+        reproduction=reproduction(results, studies, Path(reference)),
         plan=table_html(plan(cfg)),
         checks=checks.to_dict("records"),
         verify=verify,
-        studies=[study_section(results, n, cfg.study(n), cfg.stats) for n in studies],
+        studies=study_sections,
         pe_figure=_img(results / "figures" / "positional_encoding.png")
         if (results / "figures" / "positional_encoding.png").is_file()
         else None,
+        glossary=outputs.full_glossary(),
+        itables_head=interactive.head() if interactive.count else "",
         config_yaml=yaml.safe_dump(raw_config, sort_keys=False),
         stats=cfg.stats,
         command=command,
@@ -160,6 +444,8 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str) -> 
         commit=(commit or "unknown") + (" (with uncommitted changes)" if dirty else ""),
         host=platform.node(),
         fmt=_fmt,
+        pct=pct,
+        isnan=_isnan,
         escape=html.escape,
     )
 
@@ -171,8 +457,9 @@ def main(argv=None) -> int:
     ap.add_argument("--results", required=True, type=Path)
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--command", default="make reproduce", help="the command that reproduces this report")
+    ap.add_argument("--reference", type=Path, default=REFERENCE_DIR, help="the committed reference (reference/)")
     args = ap.parse_args(argv)
-    text = build(json.loads(args.config_json), json.loads(args.studies), args.results, args.command)
+    text = build(json.loads(args.config_json), json.loads(args.studies), args.results, args.command, args.reference)
     io.write_text(args.out, text)
     print(f"wrote {args.out} ({len(text) / 1e6:.1f} MB)")
     return 0

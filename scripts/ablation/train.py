@@ -112,8 +112,9 @@ class Adam:
 
     The update of torch.optim.Adam(fused=True), bit for bit (tests/test_train.py), through the same
     fused kernel: one call for all parameters, where torch's default Adam loops over them in Python.
-    Not torch.optim itself, because its first use imports torch._dynamo, which costs as much start-up
-    time as torch does, in every one of the study's training processes.
+    Not torch.optim.Adam itself: constructing one imports torch._dynamo, a cost paid again by every
+    training job that runs in its own process (cluster jobs, no fork server); benchmarks/results.md,
+    section 5 ("import torch._dynamo after torch") measures it.
     """
 
     def __init__(self, params: list, betas: tuple = (0.9, 0.999), eps: float = 1e-8):
@@ -255,6 +256,10 @@ def main(argv: list | None = None) -> int:
         settings = from_json(args.settings)
     except (ValueError, TypeError) as exc:
         parser.error(f"--settings: {exc}")
+    try:
+        resolve_device(settings.device)  # before any output: a missing GPU is a one-line error
+    except RuntimeError as exc:
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
     outdir = Path(args.outdir)
     (outdir / "metrics.csv").unlink(missing_ok=True)  # a stale one would claim completeness
     result = train_run(settings, threads=args.threads)

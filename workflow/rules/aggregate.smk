@@ -28,7 +28,7 @@ rule summarize:
         curves=study_curves,
         init_grads=study_init_grads,
     output:
-        summary=f"{RESULTS}/{{study}}/summary.csv",
+        summary=study_output("summary", "Runs"),
         curves=f"{RESULTS}/{{study}}/curves.csv",
         init_grads=f"{RESULTS}/{{study}}/init_grads.csv",
     log:
@@ -39,6 +39,7 @@ rule summarize:
         "../../environment.yml"
     params:
         store=STORE,
+        captions=table_captions,
     shell:
         "python -m ablation.aggregate --study {wildcards.study} --index {input.index:q}"
         " --store {params.store:q} --summary {output.summary:q}"
@@ -49,32 +50,12 @@ rule analyze:
     input:
         summary=f"{RESULTS}/{{study}}/summary.csv",
     output:
-        cells=report(
-            f"{RESULTS}/{{study}}/tables/cells.csv",
-            caption="../report/cells.rst",
-            category="{study}",
-            subcategory="Tables",
-        ),
+        cells=study_output("cells", "Tables"),
         cells_md=f"{RESULTS}/{{study}}/tables/cells.md",
         cells_html=f"{RESULTS}/{{study}}/tables/cells.html",
-        comparisons=report(
-            f"{RESULTS}/{{study}}/tables/comparisons.csv",
-            caption="../report/comparisons.rst",
-            category="{study}",
-            subcategory="Tables",
-        ),
-        stability=report(
-            f"{RESULTS}/{{study}}/tables/stability.csv",
-            caption="../report/stability.rst",
-            category="{study}",
-            subcategory="Tables",
-        ),
-        main_effects=report(
-            f"{RESULTS}/{{study}}/tables/main_effects.csv",
-            caption="../report/main_effects.rst",
-            category="{study}",
-            subcategory="Tables",
-        ),
+        comparisons=study_output("comparisons", "Tables"),
+        stability=study_output("stability", "Tables"),
+        main_effects=study_output("main_effects", "Tables"),
         seed_variance=f"{RESULTS}/{{study}}/tables/seed_variance.csv",
         interactions=f"{RESULTS}/{{study}}/tables/interactions.csv",
     log:
@@ -86,6 +67,7 @@ rule analyze:
     params:
         analysis=analysis_json,
         outdir=output_dir,
+        captions=table_captions,
     shell:
         "python -m ablation.analyze --analysis-json {params.analysis:q}"
         " --summary {input.summary:q} --outdir {params.outdir:q} > {log:q} 2>&1"
@@ -98,12 +80,7 @@ rule claims:
         summaries=per_study_by_name(f"{RESULTS}/{{study}}/summary.csv"),
         init_grads=per_study_by_name(f"{RESULTS}/{{study}}/init_grads.csv"),
     output:
-        report(
-            f"{RESULTS}/{{study}}/tables/claims.csv",
-            caption="../report/claims.rst",
-            category="{study}",
-            subcategory="Claims",
-        ),
+        study_output("claims", "Claims"),
     log:
         f"{RESULTS}/{{study}}/logs/claims.log",
     benchmark:
@@ -112,6 +89,7 @@ rule claims:
         "../../environment.yml"
     params:
         family=family_json,
+        captions=table_captions,
     shell:
         "python -m ablation.claims --family-json {params.family:q}"
         " --summaries {input.summaries:q} --init-grads {input.init_grads:q}"

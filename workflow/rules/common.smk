@@ -1,4 +1,5 @@
 # Helpers shared by the rules: the validated config, the runs of each study, their paths.
+import glob
 import json
 import os
 import shlex
@@ -261,6 +262,36 @@ def study_plot_json(wildcards):
 def figure_captions(wildcards):
     """name -> caption of every study figure (ablation.outputs), for Snakemake's report captions."""
     return {figure.name: figure.caption for figure in outputs.FIGURES}
+
+
+def table_captions(wildcards):
+    """name -> caption of every study table and of verify.csv (ablation.outputs), for Snakemake's
+    report captions (workflow/report/<name>.rst)."""
+    return {table.name: table.caption for table in (*outputs.TABLES, outputs.VERIFY)}
+
+
+REFERENCE = "reference"  # the committed reference results (ablation.compare), beside the workflow
+
+
+def reference_files(wildcards):
+    """The committed reference's files (none when there is no reference): the report's
+    reproduction check is redone when they change."""
+    return sorted(glob.glob(os.path.join(REFERENCE, "*", "*")))
+
+
+def study_output(name, subcategory):
+    """A study's table or figure (declared in ablation.outputs), flagged for Snakemake's report and
+    labelled with its study and file, so the studies' files of the same name can be told apart.
+    """
+    out = next(o for o in (*outputs.TABLES, *outputs.FIGURES) if o.name == name)
+    caption = "study_figures" if out in outputs.FIGURES else name
+    return report(
+        f"{RESULTS}/{{study}}/{out.file}",
+        caption=f"../report/{caption}.rst",
+        category="{study}",
+        subcategory=subcategory,
+        labels={"study": "{study}", "file": out.file},
+    )
 
 
 def max_setting(name):

@@ -8,12 +8,7 @@ rule figures:
         init_grads=f"{RESULTS}/{{study}}/init_grads.csv",
     output:
         **{
-            figure.name: report(
-                f"{RESULTS}/{{study}}/{figure.file}",
-                caption="../report/study_figures.rst",
-                category="{study}",
-                subcategory="Figures",
-            )
+            figure.name: study_output(figure.name, "Figures")
             for figure in outputs.FIGURES
         },
     log:
@@ -40,6 +35,7 @@ rule positional_encoding_figure:
             f"{RESULTS}/figures/positional_encoding.png",
             caption="../report/positional_encoding.rst",
             category="Overview",
+            labels={"study": "all studies", "file": "figures/positional_encoding.png"},
         ),
     log:
         f"{RESULTS}/logs/positional_encoding_figure.log",

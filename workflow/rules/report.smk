@@ -7,6 +7,7 @@ rule implementation_checks:
             f"{RESULTS}/checks.csv",
             caption="../report/checks.rst",
             category="Overview",
+            labels={"study": "all studies", "file": "checks.csv"},
         ),
     log:
         f"{RESULTS}/logs/implementation_checks.log",
@@ -34,11 +35,13 @@ rule report:
             for figure in outputs.FIGURES
             for path in per_study(f"{RESULTS}/{{study}}/{figure.file}")
         ],
+        reference=reference_files,
     output:
         report(
             f"{REPORTS}/ablation_report.html",
             caption="../report/ablation_report.rst",
             category="Overview",
+            labels={"study": "all studies", "file": "ablation_report.html"},
         ),
     log:
         f"{RESULTS}/logs/report.log",
@@ -50,6 +53,7 @@ rule report:
         config=config_json,
         studies=studies_json,
         results=input_dir,
+        reference=REFERENCE,
     shell:
         "python -m ablation.report --config-json {params.config:q} --studies {params.studies:q}"
-        " --results {params.results:q} --out {output:q} > {log:q} 2>&1"
+        " --results {params.results:q} --reference {params.reference:q} --out {output:q} > {log:q} 2>&1"

@@ -7,7 +7,12 @@ rule verify:
         indexes=per_study(f"{RESULTS}/{{study}}/runs.csv"),
         summaries=per_study(f"{RESULTS}/{{study}}/summary.csv"),
     output:
-        f"{RESULTS}/verify.csv",
+        report(
+            f"{RESULTS}/{outputs.VERIFY.file}",
+            caption="../report/verify.rst",
+            category="Overview",
+            labels={"study": "all studies", "file": outputs.VERIFY.file},
+        ),
     log:
         f"{RESULTS}/logs/verify.log",
     benchmark:
@@ -24,6 +29,7 @@ rule verify:
         store=STORE,
         sample=CFG.verify["sample"],
         random_seed=CFG.verify["random_seed"],
+        captions=table_captions,
     shell:
         "python -m ablation.verify --studies {params.studies:q} --results {params.results:q}"
         " --store {params.store:q} --sample {params.sample} --seed {params.random_seed}"

@@ -1,0 +1,255 @@
+"""Compare two results folders, run by run and claim by claim, as ``dvc metrics diff`` does for DVC
+users; and write the trimmed copy of a results folder that is committed as ``reference/``.
+
+    python -m ablation.compare diff [RESULTS] OTHER [--config C]        # make compare REF=OTHER
+    python -m ablation.compare reference [RESULTS] --out reference [--config C]   # make reference
+    python -m ablation.compare verified [VERIFY_CSV] [--config C]       # make verify's result line
+
+RESULTS defaults to the results folder of the config given with --config (``<outdir>/results``).
+
+Either side may be a results folder (``<study>/summary.csv``, ``<study>/tables/claims.csv``) or a
+reference folder (``<study>/summary.csv``, ``<study>/claims.csv``, ``<study>/environment.json``).
+Per study it gives: the runs whose final parameters are bit-identical (same ``params_sha256``) and
+those that differ, the largest difference in test accuracy, the claims whose verdicts differ, and
+the CPU capability and package versions each side's runs were trained with (from their
+``provenance.json``; a reference carries them in ``environment.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from . import io
+from .store import STORE
+
+SUMMARY_KEEP = ("run_id", "hash", "test_acc", "status", "params_sha256")
+"""The columns of summary.csv a reference keeps (``hash``: where the results have a run store)."""
+CLAIM_KEEP = ("id", "verdict", "estimate", "ci_lo", "ci_hi", "n", "p_holm", "robustness")
+ENVIRONMENT_KEYS = ("cpu_capability", "cpu_model", "python", "torch", "numpy", "code_sha256")
+"""What a run's provenance.json says about the machine and software that trained it."""
+
+
+class CompareError(Exception):
+    """A results folder that cannot be compared (one line)."""
+
+
+def _read_summary(folder: Path, study: str) -> pd.DataFrame:
+    path = folder / study / "summary.csv"
+    if not path.is_file():
+        raise CompareError(f"{path}: missing (is {folder} a results or reference folder with study {study!r}?)")
+    df = pd.read_csv(path, dtype={"run_id": str, "hash": str, "params_sha256": str, "status": str})
+    missing = [c for c in ("run_id", "test_acc", "status", "params_sha256") if c not in df.columns]
+    if missing:
+        raise CompareError(f"{path}: no column {', '.join(missing)}")
+    index = folder / study / "runs.csv"  # the run store's index: run id -> hash of the run's settings
+    if "hash" not in df.columns and index.is_file():
+        hashes = pd.read_csv(index, dtype=str, usecols=["run_id", "hash"])
+        df = df.merge(hashes, on="run_id", how="left")
+    return df
+
+
+def _read_claims(folder: Path, study: str) -> pd.DataFrame:
+    for path in (folder / study / "tables" / "claims.csv", folder / study / "claims.csv"):
+        if path.is_file():
+            return pd.read_csv(path, dtype={"id": str, "verdict": str})
+    return pd.DataFrame(columns=list(CLAIM_KEEP))
+
+
+def _provenance_files(folder: Path, study: str, summary: pd.DataFrame) -> list[Path]:
+    """provenance.json of the study's runs, in the run store (results/runs/<hash>/, or runs/ beside
+    the study folders)."""
+    if "hash" not in summary.columns:
+        return []
+    for store in (STORE, folder / "runs"):
+        found = [store / h / "provenance.json" for h in summary["hash"].dropna()]
+        found = [p for p in found if p.is_file()]
+        if found:
+            return found
+    return []
+
+
+def environment(folder: Path, study: str, summary: pd.DataFrame | None = None) -> dict:
+    """key -> the distinct values (joined with ' | ') over the study's runs; {} when nothing is known."""
+    saved = folder / study / "environment.json"
+    if saved.is_file():
+        return json.loads(saved.read_text(encoding="utf-8"))
+    summary = _read_summary(folder, study) if summary is None else summary
+    values: dict[str, set] = {k: set() for k in ENVIRONMENT_KEYS}
+    for path in _provenance_files(folder, study, summary):
+        try:
+            prov = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for key in ENVIRONMENT_KEYS:
+            if prov.get(key) is not None:
+                values[key].add(str(prov[key]))
+    return {k: " | ".join(sorted(v)) for k, v in values.items() if v}
+
+
+def studies_of(folder: Path) -> list[str]:
+    """The studies of a results or reference folder: the sub-folders with a summary.csv."""
+    return sorted(p.parent.name for p in Path(folder).glob("*/summary.csv"))
+
+
+def compare_study(here: Path, ref: Path, study: str) -> dict:
+    """The reproduction check of one study: ``here`` against ``ref``."""
+    a, b = _read_summary(here, study), _read_summary(ref, study)
+    key = "hash" if "hash" in a.columns and "hash" in b.columns else "run_id"
+    both = a.merge(b, on=key, suffixes=("", "_ref"), how="inner")
+    same = both["params_sha256"] == both["params_sha256_ref"]
+    diff = (pd.to_numeric(both["test_acc"], errors="coerce") - pd.to_numeric(both["test_acc_ref"], errors="coerce")).abs()
+    largest = None
+    if len(both) and diff.notna().any():
+        i = diff.idxmax()
+        largest = {"run_id": both.loc[i, "run_id"], "difference": float(diff[i])}
+    ca, cb = _read_claims(here, study), _read_claims(ref, study)
+    claims = ca.merge(cb, on="id", suffixes=("", "_ref"), how="inner")
+    changed = claims[claims["verdict"] != claims["verdict_ref"]]
+    return {
+        "study": study,
+        "compared": int(len(both)),
+        "identical": int(same.sum()),
+        "differing": both.loc[~same, "run_id"].tolist(),
+        "only_here": int(len(a) - len(both)),
+        "only_ref": int(len(b) - len(both)),
+        "largest_test_acc_diff": largest,
+        "claims_compared": int(len(claims)),
+        "verdicts_differing": [
+            {"id": r["id"], "here": r["verdict"], "reference": r["verdict_ref"]} for _, r in changed.iterrows()
+        ],
+        "environment_here": environment(here, study, a),
+        "environment_ref": environment(ref, study, b),
+    }
+
+
+def compare(here: Path, ref: Path, studies: list[str] | None = None) -> list[dict]:
+    """compare_study for every study of ``studies`` (default: those both folders have)."""
+    here, ref = Path(here), Path(ref)
+    if not here.is_dir():
+        raise CompareError(f"{here}: no such results folder")
+    if not ref.is_dir():
+        raise CompareError(f"{ref}: no such results or reference folder")
+    names = studies if studies is not None else [s for s in studies_of(here) if s in set(studies_of(ref))]
+    return [compare_study(here, ref, s) for s in names if (ref / s / "summary.csv").is_file()]
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.2f} percentage points"
+
+
+def lines(result: dict) -> list[str]:
+    """A study's check in plain words, one fact a line (what ``diff`` prints)."""
+    r = result
+    out = [f"{r['study']}: {r['identical']} of {r['compared']} runs bit-identical"
+           + (f"; {len(r['differing'])} differ ({', '.join(r['differing'][:5])}"
+              + (", ..." if len(r["differing"]) > 5 else "") + ")" if r["differing"] else "")]  # fmt: skip
+    if r["only_here"] or r["only_ref"]:
+        out.append(f"  runs only here: {r['only_here']}; only in the reference: {r['only_ref']}")
+    big = r["largest_test_acc_diff"]
+    out.append("  largest test-accuracy difference: "
+               + (f"{_pct(big['difference'])} ({big['run_id']})" if big else "no run compared"))  # fmt: skip
+    if r["verdicts_differing"]:
+        out += [f"  verdict differs: {v['id']}: {v['here']} here, {v['reference']} in the reference"
+                for v in r["verdicts_differing"]]  # fmt: skip
+    else:
+        out.append(f"  verdicts: all {r['claims_compared']} equal")
+    for key in ENVIRONMENT_KEYS:
+        a, b = r["environment_here"].get(key, "unknown"), r["environment_ref"].get(key, "unknown")
+        if key != "code_sha256" or a != b:
+            out.append(f"  {key}: {a}" + ("" if a == b else f" here, {b} in the reference"))
+    return out
+
+
+def write_reference(results: Path, out: Path, studies: list[str] | None = None) -> list[Path]:
+    """The trimmed copy of ``results`` in ``out``/<study>/: summary.csv (SUMMARY_KEEP), claims.csv
+    and environment.json (the machine and software of the runs)."""
+    results, out = Path(results), Path(out)
+    names = studies or studies_of(results)
+    if not names:
+        raise CompareError(f"{results}: no study with a summary.csv (run `make reproduce` first)")
+    written = []
+    for study in names:
+        summary = _read_summary(results, study)
+        trimmed = summary[[c for c in SUMMARY_KEEP if c in summary.columns]]
+        claims = _read_claims(results, study)
+        env = environment(results, study, summary)
+        dest = out / study
+        io.write_text(dest / "summary.csv", trimmed.to_csv(index=False, lineterminator="\n"))
+        io.write_text(dest / "claims.csv", claims.to_csv(index=False, lineterminator="\n"))
+        io.write_text(dest / "environment.json", json.dumps(env, indent=2, sort_keys=True) + "\n")
+        written += [dest / "summary.csv", dest / "claims.csv", dest / "environment.json"]
+    return written
+
+
+def verified_line(path: Path) -> tuple[str, bool]:
+    """(the result line of verify.csv, whether every re-trained run was bit-identical)."""
+    if not Path(path).is_file():
+        raise CompareError(f"{path}: missing (run `make verify`)")
+    df = pd.read_csv(path)
+    if "identical" not in df.columns:
+        raise CompareError(f"{path}: no column identical")
+    same = df["identical"].astype(str).str.lower() == "true"
+    line = f"{int(same.sum())} of {len(df)} runs reproduced bit-identically"
+    differ = [f"{r.study}/{r.run_id}" for r in df[~same].itertuples()] if {"study", "run_id"} <= set(df) else []
+    if differ:
+        line += f"; differ: {', '.join(differ)}"
+    return line, bool(same.all()) and len(df) > 0
+
+
+def results_dir(config: Path | None) -> Path:
+    """The results folder of ``config`` (``<outdir>/results``)."""
+    if config is None:
+        raise CompareError("give the results folder, or --config CONFIG to use that config's")
+    from .config import load
+
+    return Path(load(config).outdir) / "results"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m ablation.compare", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("diff", help="compare two results (or reference) folders")
+    d.add_argument("paths", type=Path, nargs="+", metavar="[RESULTS] OTHER",
+                   help="a results folder (default: the config's) and the results or reference folder to compare "
+                   "it with")  # fmt: skip
+    r = sub.add_parser("reference", help="write the trimmed reference copy of a results folder")
+    r.add_argument("results", type=Path, nargs="?", help="default: the config's results folder")
+    r.add_argument("--out", type=Path, default=Path("reference"))
+    v = sub.add_parser("verified", help="print make verify's result line; exit 1 unless every run is identical")
+    v.add_argument("verify_csv", type=Path, nargs="?", help="default: verify.csv of the config's results folder")
+    for p in (d, r, v):
+        p.add_argument("--config", type=Path, help="the config whose results folder is meant")
+    args = ap.parse_args(argv)
+    try:
+        if args.command == "verified":
+            line, ok = verified_line(args.verify_csv or results_dir(args.config) / "verify.csv")
+            print(line)
+            return 0 if ok else 1
+        if args.command == "reference":
+            for path in write_reference(args.results or results_dir(args.config), args.out):
+                print(f"wrote {path}")
+            return 0
+        if len(args.paths) > 2:
+            ap.error("diff takes at most two folders")
+        here, other = args.paths if len(args.paths) == 2 else (results_dir(args.config), args.paths[0])
+        args.here, args.ref = here, other
+        results = compare(here, other)
+    except CompareError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not results:
+        print(f"error: {args.here} and {args.ref} have no study in common", file=sys.stderr)
+        return 2
+    print(f"{args.here} against {args.ref}")
+    for result in results:
+        print("\n".join(lines(result)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

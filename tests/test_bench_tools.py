@@ -1,0 +1,51 @@
+"""The small measuring scripts beside the harness: compare.py, profile_step.py, gpu_check.py."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+BENCH = REPO / "benchmarks"
+
+
+def test_compare_against_head_trains_every_cell_and_finds_them_identical(tmp_path):
+    # this checkout against its own last commit: the training code is the same unless uncommitted
+    # changes alter it, so every cell must end on the same bytes
+    out = tmp_path / "compare.json"
+    cmd = [sys.executable, str(BENCH / "compare.py"), "--base", "HEAD", "--study", "lesson", "--epochs", "2",
+           "--rounds", "1", "--out", str(out)]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
+    result = json.loads(out.read_text())
+    summary, rows = result["summary"], result["rows"]
+    assert summary["all_identical"] and all(row["identical"] for row in rows)
+    assert summary["cells"] == len(rows) > 1
+    assert len({json.dumps(row["cell"], sort_keys=True) for row in rows}) == len(rows)  # one row per cell
+    assert all(row["base_s"] > 0 and row["new_s"] > 0 for row in rows)
+    assert len(summary["loadavg"]) == 2  # one worker per version
+
+
+def test_profile_step_writes_a_breakdown_per_setting(tmp_path):
+    out = tmp_path / "profile.md"
+    cmd = [sys.executable, str(BENCH / "profile_step.py"), "--seq-lens", "8", "--heads", "1", "2", "--epochs", "2",
+           "--top", "3", "--out", str(out)]  # fmt: skip
+    subprocess.run(cmd, cwd=REPO, check=True, capture_output=True, text=True, timeout=600)
+    rows = json.loads(out.with_suffix(".json").read_text())["rows"]
+    assert [(r["seq_len"], r["heads"]) for r in rows] == [(8, 1), (8, 2)]
+    for r in rows:
+        assert sum(r["shares"].values()) == pytest.approx(1.0)
+        assert r["shares"]["attention kernel"] > 0 and len(r["top"]) == 3
+    assert out.read_text().count("top ops by self CPU time") == 2
+
+
+def test_gpu_check_without_cuda_is_a_one_line_error():
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    proc = subprocess.run([sys.executable, str(BENCH / "gpu_check.py")], cwd=REPO, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "CUDA is not available" in proc.stderr

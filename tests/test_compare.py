@@ -1,0 +1,103 @@
+"""The reproduction check (ablation.compare): a reference written from a results folder, and two
+folders compared run by run and claim by claim."""
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from ablation import compare
+from ablation import config as C
+from conftest import REPO
+
+
+def _study(folder, study="s", acc=(0.5, 0.75, 1.0), sha=("a", "b", "c"), verdicts=("SUPPORTED", "INCONCLUSIVE")):
+    d = folder / study
+    (d / "tables").mkdir(parents=True)
+    pd.DataFrame({
+        "study": study, "run_id": [f"x~{i}/seed~{i}" for i in range(len(acc))], "seed": range(len(acc)),
+        "test_acc": acc, "status": "ok", "params_sha256": sha, "train_seconds": 1.0,
+    }).to_csv(d / "summary.csv", index=False)  # fmt: skip
+    pd.DataFrame({"id": [f"C{i}" for i in range(len(verdicts))], "verdict": verdicts, "estimate": 0.5}).to_csv(
+        d / "tables" / "claims.csv", index=False
+    )
+    return folder
+
+
+def test_a_folder_against_its_own_reference_is_identical(tmp_path):
+    results = _study(tmp_path / "results")
+    written = compare.write_reference(results, tmp_path / "reference")
+    assert {p.name for p in written} == {"summary.csv", "claims.csv", "environment.json"}
+    trimmed = pd.read_csv(tmp_path / "reference" / "s" / "summary.csv")
+    assert list(trimmed.columns) == ["run_id", "test_acc", "status", "params_sha256"]
+    [r] = compare.compare(results, tmp_path / "reference")
+    assert (r["compared"], r["identical"], r["differing"], r["verdicts_differing"]) == (3, 3, [], [])
+    assert r["largest_test_acc_diff"]["difference"] == 0
+
+
+def test_differences_are_named(tmp_path):
+    here = _study(tmp_path / "here")
+    ref = _study(tmp_path / "ref", acc=(0.5, 0.7, 1.0), sha=("a", "B", "c"), verdicts=("SUPPORTED", "CONTRADICTED"))
+    [r] = compare.compare(here, ref)
+    assert r["identical"] == 2 and r["differing"] == ["x~1/seed~1"]
+    assert r["largest_test_acc_diff"]["run_id"] == "x~1/seed~1"
+    assert r["largest_test_acc_diff"]["difference"] == pytest.approx(0.05)
+    assert r["verdicts_differing"] == [{"id": "C1", "here": "INCONCLUSIVE", "reference": "CONTRADICTED"}]
+    text = "\n".join(compare.lines(r))
+    assert "2 of 3 runs bit-identical" in text and "5.00 percentage points" in text
+    assert "C1: INCONCLUSIVE here, CONTRADICTED in the reference" in text
+
+
+def test_runs_match_on_the_hash_of_their_settings_when_both_sides_have_it(tmp_path):
+    here, ref = _study(tmp_path / "here"), _study(tmp_path / "ref")
+    for folder, hashes in ((here, ["h0", "h1", "h2"]), (ref, ["h9", "h1", "h2"])):  # run 0: other settings
+        pd.DataFrame({"run_id": [f"x~{i}/seed~{i}" for i in range(3)], "hash": hashes}).to_csv(
+            folder / "s" / "runs.csv", index=False
+        )
+    [r] = compare.compare(here, ref)
+    assert (r["compared"], r["only_here"], r["only_ref"]) == (2, 1, 1)
+
+
+def test_the_cli_reports_a_missing_folder_in_one_line(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "ablation.compare", "diff", str(tmp_path / "nope"), str(tmp_path)],
+                          capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0 and "no such results folder" in proc.stderr
+
+
+def test_verified_line_counts_identical_runs_and_fails_on_a_mismatch(tmp_path):
+    path = tmp_path / "verify.csv"
+    pd.DataFrame({"study": ["s", "s"], "run_id": ["a", "b"], "identical": [True, True]}).to_csv(path, index=False)
+    assert compare.verified_line(path) == ("2 of 2 runs reproduced bit-identically", True)
+    pd.DataFrame({"study": ["s", "s"], "run_id": ["a", "b"], "identical": [True, False]}).to_csv(path, index=False)
+    line, ok = compare.verified_line(path)
+    assert not ok and line == "1 of 2 runs reproduced bit-identically; differ: s/b"
+
+
+def test_reference_of_a_real_smoke_run_and_the_report_section(smoke_run, tmp_path):
+    """`make reference` on the smoke run's results, then the reproduction check against it: every
+    run identical, with the machine and software of both sides; and the report says so."""
+    from ablation.report import build
+
+    work, _ = smoke_run
+    cfg = C.load(REPO / "config" / "smoke.yaml")
+    results = work / cfg.outdir / "results"
+    ref = tmp_path / "reference"
+    proc = subprocess.run([sys.executable, "-m", "ablation.compare", "reference", str(results), "--out", str(ref)],
+                          cwd=work, capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in ref.iterdir()) == sorted(cfg.studies)
+    env = json.loads((ref / "lesson" / "environment.json").read_text())
+    assert {"cpu_capability", "torch", "numpy", "python"} <= set(env)
+    proc = subprocess.run([sys.executable, "-m", "ablation.compare", "diff", str(results), str(ref)],
+                          cwd=work, capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    for name, study in cfg.studies.items():
+        n = len(list(study.runs()))
+        assert f"{name}: {n} of {n} runs bit-identical" in proc.stdout
+    html = build(cfg.raw, list(cfg.studies), results, "make reproduce", reference=ref)
+    assert 'id="reproduction"' in html and "No reference is committed" not in html
+    assert html.count("runs bit-identical to the reference") == len(cfg.studies)
+    missing = build(cfg.raw, list(cfg.studies), results, "make reproduce", reference=tmp_path / "none")
+    assert "No reference is committed" in missing

@@ -1,0 +1,143 @@
+"""The HTML report's content (ablation.report) on the smoke run, and its helpers: the first
+screen, words and units, no raw NaN, the glossary covering every column, compact tables, figures
+that would show nothing left out with one line."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ablation import config as C
+from ablation import outputs, report
+from conftest import REPO
+
+SMOKE = REPO / "config" / "smoke.yaml"
+
+
+@pytest.fixture(scope="module")
+def smoke(smoke_run):
+    work, _ = smoke_run
+    cfg = C.load(SMOKE)
+    results = work / cfg.outdir / "results"
+    html = (work / cfg.outdir / "reports" / "ablation_report.html").read_text(encoding="utf-8")
+    return cfg, results, html
+
+
+def _visible(html: str) -> str:
+    """The report without its scripts and styles (the embedded table bundle is base64 text)."""
+    return re.sub(r"<(script|style)\b.*?</\1>", "", html, flags=re.S | re.I)
+
+
+def test_first_screen_comes_first_and_holds_what_a_reviewer_asks(smoke):
+    cfg, _, html = smoke
+    first = html[html.index('<section id="first-screen">'): html.index("</section>")]
+    assert html.index('id="first-screen"') < html.index('id="claims"') < html.index('id="study-')
+    n_claims = sum(len(s.claims) for s in cfg.studies.values())
+    assert f"Claims: <b>{n_claims}</b>" in first
+    n_runs = sum(len(list(s.runs())) for s in cfg.studies.values())
+    assert f"Runs: <b>{n_runs}</b> of {n_runs}; failed: <b>0</b>" in first
+    assert 'id="verdict-table"' in first and 'id="effects-table"' in first and "Reference:" in first
+    rows = re.findall(r'<tr><td class="nowrap"><a href="#claim-', first)
+    assert len(rows) == n_claims
+    for study in cfg.studies.values():  # every claim has its plain sentence, saying what n counts
+        for claim in study.claims:
+            row = first[first.index(f'href="#claim-{claim["id"]}"'):]
+            sentence = row[row.index('class="sentence">'): row.index("</td></tr>")]
+            assert " seeds" in sentence and ("%" in sentence or "percentage points" in sentence or "per layer" in sentence)
+
+
+def test_estimates_carry_units_and_no_raw_nan_anywhere(smoke):
+    _, _, html = smoke
+    text = _visible(html)
+    assert not re.search(r"(?<![\w-])nan(?![\w-])", text, flags=re.I), "a raw nan in the report"
+    estimates = re.findall(r'<td class="nowrap">([^<]*(?:%|pp|/layer)[^<]*)</td>', text)
+    assert estimates, "no estimate with a unit in the verdict table"
+
+
+def test_largest_effects_use_the_intervals_over_seeds(smoke):
+    cfg, results, _ = smoke
+    effects = report.largest_effects(results, list(cfg.studies), cfg.stats["alpha"])
+    tables = [pd.read_csv(results / s / "tables" / "comparisons.csv").assign(study=s) for s in cfg.studies]
+    rows = pd.concat(tables, ignore_index=True)
+    top = rows.loc[rows["mean_diff"].abs().idxmax()]
+    assert effects[0]["study"] == top["study"]
+    assert effects[0]["interval"] == f"{100 * top['ci_lo']:+.1f} to {100 * top['ci_hi']:+.1f} pp"
+
+
+def test_the_glossary_explains_every_column_of_every_table(smoke):
+    cfg, results, html = smoke
+    glossary = outputs.full_glossary()
+    files = [results / "checks.csv", results / outputs.VERIFY.file]
+    files += [p for s in cfg.studies for p in (results / s).glob("**/*.csv") if "logs" not in p.parts]
+    missing = {c: f.name for f in files for c in pd.read_csv(f, nrows=1).columns if c not in glossary}
+    assert not missing, f"columns without a glossary entry: {missing}"
+    for name in glossary:
+        assert f"<code>{name}</code>" in html
+
+
+def test_results_readme_carries_the_glossary():
+    text = (REPO / "results" / "README.md").read_text(encoding="utf-8")
+    assert outputs.glossary_markdown() in text, "run: python -m ablation.outputs --update results/README.md"
+
+
+def test_a_comparison_that_cannot_reach_significance_says_so_in_its_row():
+    row = {"p_holm": 0.25, "significant": False, "min_p": 0.0625, "n_seeds": 5}
+    assert report.significance_text(row, 0.05) == "no: cannot reach (smallest possible p 0.0625 > 0.05 with 5 seeds)"
+    assert report.significance_text(row | {"min_p": 0.002}, 0.05) == "no (Holm p 0.25)"
+    assert report.significance_text(row | {"significant": True, "p_holm": 0.01}, 0.05).startswith("yes")
+    assert report.significance_text(row | {"p_holm": np.nan}, 0.05) == "no test"
+
+
+def test_cells_pivot_puts_the_last_factor_across_the_columns():
+    cells = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["1", "2", "1", "2"], "mean": [0.5, 0.75, 1.0, np.nan]})
+    wide = report.pivot(cells, ["a", "b"], "mean", report.pct)
+    assert list(wide.columns) == ["a", "b = 1", "b = 2"]
+    assert wide.loc[wide["a"] == "x", "b = 2"].item() == "75.0 %"
+    assert wide.loc[wide["a"] == "y", "b = 2"].item() == "not applicable"
+
+
+def test_claim_sentences_name_units_and_seeds():
+    c = {"estimate": -0.0177, "ci_lo": -0.03, "ci_hi": -0.005, "n": 5, "verdict": "SUPPORTED"}
+    spec = {"kind": "not_worse", "factor": "norm", "levels": ["post", "pre"], "where": {"warmup": 0}, "margin": 0.02}
+    text = report.claim_sentence(c, spec, 0.95)
+    assert "norm = pre minus with norm = post" in text and "5 seeds" in text and "-1.8 percentage points" in text
+    assert report.estimate_short(c, spec) == "-1.8 pp [-3.0, -0.5]"
+    one = {"kind": "at_least", "where": {}, "threshold": 0.97, "metric": "converged"}
+    assert "share of runs that converged" in report.claim_sentence(c | {"estimate": 0.9}, one, 0.95)
+    assert report.estimate_text({"estimate": np.nan}, one) == "not applicable (fewer than 2 seeds)"
+
+
+def test_figures_that_would_show_nothing_are_one_line_of_text(smoke):
+    cfg, results, html = smoke
+    from ablation.plots import empty_reason
+
+    empty = [(s, f.name) for s in cfg.studies for f in outputs.FIGURES if empty_reason(results / s / f.file)]
+    assert empty, "the smoke config has a one-layer, one-factor study: its interactions and gradient norms are empty"
+    for study, name in empty:
+        assert f'alt="{study}: {name}"' not in html
+    assert html.count('class="empty-figure"') == len(empty)
+
+
+def test_no_reference_committed_is_said_plainly(smoke, tmp_path):
+    cfg, results, _ = smoke
+    text = report.build(cfg.raw, list(cfg.studies), results, "make reproduce", reference=tmp_path / "absent")
+    assert "No reference is committed" in text and "none committed" in text
+
+
+def test_snakemake_report_labels_each_file_with_its_study_and_has_summaries_and_verify(smoke_run):
+    import zipfile
+
+    from conftest import snakemake
+
+    work, _ = smoke_run
+    cfg = C.load(SMOKE)
+    snakemake(work, "--configfile", "config/smoke.yaml", "--report", "snakemake-report.zip")
+    with zipfile.ZipFile(work / "snakemake-report.zip") as zf:
+        names = zf.namelist()
+        html = zf.read(next(n for n in names if n.endswith("snakemake-report/report.html"))).decode("utf-8")
+    assert sum(n.endswith("/summary.csv") for n in names) == len(cfg.studies)
+    assert sum(n.endswith("/verify.csv") for n in names) == 1
+    for study in cfg.studies:
+        for table in ("summary.csv", "tables/cells.csv", "tables/claims.csv"):
+            assert f'"study": "{study}", "file": "{table}"' in html, (study, table)
