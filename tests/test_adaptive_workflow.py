@@ -21,6 +21,7 @@ import yaml
 
 from ablation import adaptive as A
 from ablation import config as C
+from ablation import outputs
 from ablation import store as St
 from conftest import BIN, REPO, copy_project, snakemake
 from test_incremental import planned_jobs
@@ -82,6 +83,10 @@ def test_two_rounds_resume_and_nothing_to_redo(tmp_path):
     assert seq["cs_lo"].iloc[-1] > 0.05  # the decision: above the threshold
     cost = pd.read_csv(results / "tables" / "adaptive_cost.csv").iloc[0]
     assert (cost["runs_trained"], cost["runs_at_max_seeds"]) == (6, 8) and cost["train_seconds_saved"] > 0
+
+    glossary = outputs.full_glossary()
+    for table in outputs.ADAPTIVE_TABLES:
+        assert set(pd.read_csv(results / table.file).columns) <= set(glossary), table.name
 
     # on the same results, nothing is planned or trained
     out = snakemake(work, "-n", "adaptive_test/results/depth/tables/claims.csv", *args).stdout

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from . import claims as CL
-from . import io
+from . import io, outputs
 from . import settings as S
 from . import sequential as Q
 from .config import Run, Study, format_value
@@ -267,7 +267,7 @@ def main(argv=None) -> int:
     p.add_argument("--spec-json", required=True)
     p.add_argument("--rounds", nargs="+", type=Path, required=True, help="the study's round files, in order")
     p.add_argument("--summary", required=True, type=Path)
-    p.add_argument("--outdir", required=True, type=Path)
+    p.add_argument("--study-dir", required=True, type=Path, help="results/<study>: the tables go where outputs says")
     args = ap.parse_args(argv)
     spec = json.loads(args.spec_json)
     if args.command == "tables":
@@ -275,9 +275,13 @@ def main(argv=None) -> int:
         from . import analyze  # noqa: PLC0415
 
         summary = analyze.read_table(args.summary, study.factor_names)
-        io.write_dataframe(args.outdir / "adaptive_rounds.csv", rounds_table(args.rounds))
-        io.write_dataframe(args.outdir / "adaptive_sequences.csv", sequences_table(study, summary, spec["stats"]))
-        io.write_dataframe(args.outdir / "adaptive_cost.csv", cost_table(study, summary, spec["adaptive"]["max_seeds"]))
+        tables = {
+            "adaptive_rounds": rounds_table(args.rounds),
+            "adaptive_sequences": sequences_table(study, summary, spec["stats"]),
+            "adaptive_cost": cost_table(study, summary, spec["adaptive"]["max_seeds"]),
+        }
+        for table in outputs.ADAPTIVE_TABLES:
+            io.write_dataframe(args.study_dir / table.file, tables[table.name])
         return 0
     study = Study.from_dict(spec["study"])
     study.factors = {name: study.factors[name] for name in S.setting_specs() if name in study.factors}

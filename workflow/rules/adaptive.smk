@@ -34,12 +34,10 @@ checkpoint adaptive_round:
 # and the training seconds spent against every cell at max_seeds.
 rule adaptive_tables:
     input:
-        rounds=study_rounds,
         summary=f"{RESULTS}/{{study}}/summary.csv",
+        rounds=study_rounds,
     output:
-        rounds=f"{RESULTS}/{{study}}/tables/adaptive_rounds.csv",
-        sequences=f"{RESULTS}/{{study}}/tables/adaptive_sequences.csv",
-        cost=f"{RESULTS}/{{study}}/tables/adaptive_cost.csv",
+        [f"{RESULTS}/{{study}}/{table.file}" for table in outputs.ADAPTIVE_TABLES],
     log:
         f"{RESULTS}/{{study}}/logs/adaptive_tables.log",
     benchmark:
@@ -48,7 +46,7 @@ rule adaptive_tables:
         "../../environment.yml"
     params:
         spec=adaptive_spec_json,
-        outdir=output_dir,
+        study_dir=input_dir,
     shell:
         "python -m ablation.adaptive tables --spec-json {params.spec:q} --rounds {input.rounds:q}"
-        " --summary {input.summary:q} --outdir {params.outdir:q} > {log:q} 2>&1"
+        " --summary {input.summary:q} --study-dir {params.study_dir:q} > {log:q} 2>&1"

@@ -211,7 +211,10 @@ def adaptive_design(name):
 
 def adaptive_tables():
     """The tables of every adaptive study (rule adaptive_tables)."""
-    return expand(f"{RESULTS}/{{study}}/tables/adaptive_cost.csv", study=list(ADAPTIVE))
+    return expand(
+        [f"{RESULTS}/{{study}}/{table.file}" for table in outputs.ADAPTIVE_TABLES],
+        study=list(ADAPTIVE),
+    )
 
 
 def per_study(pattern):
