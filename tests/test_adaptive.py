@@ -165,3 +165,23 @@ def test_claims_of_an_adaptive_study_use_the_anytime_valid_rule():
     assert adaptive["p_value"].iloc[0] != pytest.approx(fixed["p_value"].iloc[0])
     assert "anytime-valid" in adaptive["rule"].iloc[0] and "anytime-valid" not in fixed["rule"].iloc[0]
     assert adaptive["n"].iloc[0] == 20
+
+
+def test_plan_says_what_the_rounds_can_reach():
+    """make plan, for an adaptive study: the fewest seeds after which the most favourable results
+    resolve each claim at alpha / m, consistent with the rounds' own rule."""
+    from ablation import plan
+    from ablation import sequential as Q
+
+    raw = raw_config({"max_seeds": 40, "batch": 5})
+    raw["studies"]["s"]["factors"]["warmup"] = [0, 100]
+    raw["studies"]["s"]["claims"] = [BETTER]
+    table = plan.plan(C.validate(raw))
+    sup, con = Q.seeds_to_resolve(BETTER, 0.05, 0.05, 40)
+    row = table.iloc[0]
+    assert (row["seeds"], row["supported"], row["seeds_needed"]) == ("2-40", "yes", sup)
+    # exactly then the rounds' rule calls it resolved, and not one seed earlier
+    assert Q.claim_p(BETTER, [np.ones(sup)], 0.05)[0] <= 0.05 < Q.claim_p(BETTER, [np.ones(sup - 1)], 0.05)[0]
+    assert con == sup  # a symmetric bet: as many -1 seeds contradict it
+    raw["studies"]["s"]["adaptive"] = {"max_seeds": sup - 1, "batch": 1}
+    assert plan.plan(C.validate(raw)).iloc[0]["supported"] == "no"

@@ -165,6 +165,22 @@ def reachable(claim: dict, cells: list, alpha: float, max_seeds: int, level: flo
     return False
 
 
+def seeds_to_resolve(claim: dict, alpha: float, level: float, max_seeds: int, n_cells: int = 1) -> tuple:
+    """Fewest seeds (up to ``max_seeds``) after which the most favourable values reach ``level``:
+    (for SUPPORTED, for CONTRADICTED), None where even ``max_seeds`` seeds cannot."""
+    lo, hi = band(claim)
+    blo, bhi = bounds_of(claim["kind"])
+    sup_value = bhi if hi == lo else (lo + hi) / 2
+    out = []
+    for value, which in ((sup_value, 0), (blo, 1)):
+        p = claim_p_path(claim, np.full((1, max_seeds), value), alpha)[which][0]
+        if which == 1:
+            p = np.minimum(1.0, n_cells * p)
+        hit = np.flatnonzero(p <= level)
+        out.append(int(hit[0]) + 1 if hit.size else None)
+    return tuple(out)
+
+
 def confidence_sequence(x, bounds, alpha: float, grid: int = 401) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper ends of the anytime-valid confidence sequence for the mean after every seed:
     the grid points m whose p-values for "mean > m" and "mean < m" both stay above alpha (running
