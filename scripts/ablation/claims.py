@@ -53,6 +53,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import sequential as Q
 from . import stats
 
 VERDICTS = ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")
@@ -438,16 +439,21 @@ RULES = {
     "better": "two-sided sign-flip test of the mean seed difference (exact McNemar for a 0/1 metric), mean > 0 -> SUPPORTED, mean < 0 -> CONTRADICTED",
     "grad_trend": "interval of the `growing` level's mean slope > 0 and the `flat` level's within ±{flat_margin} -> SUPPORTED; growing <= 0 or flat entirely outside -> CONTRADICTED",
 }  # fmt: skip
+SEQUENTIAL_TEXT = ("anytime-valid betting confidence sequences over seeds (Waudby-Smith & Ramdas; valid under the "
+                   "adaptive rounds' stopping rule), p = 2 / largest capital")  # fmt: skip
 INTERVALS_TEXT = ("intervals over seeds: skewness-corrected t (Hall); Clopper-Pearson for a 0/1 value per seed; "
                   "Tango's score interval for paired 0/1 differences; Anderson's nonparametric bound when "
                   "every seed has the same value; none below 2 seeds")  # fmt: skip
 
 
-def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, seed: int) -> dict:
+def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, seed: int, design=None) -> dict:
     """A claim's p-values for SUPPORTED and CONTRADICTED (before the family's Holm adjustment), the
-    numbers shown with it, and the seeds it rests on."""
+    numbers shown with it, and the seeds it rests on. ``design``: an adaptive study's ``{seeds,
+    max_seeds, batch}`` (``ablation.adaptive``), else None (fixed design)."""
     kind = c["kind"]
     sub = _select(summary, c["where"], c["id"])
+    if design is not None and kind not in Q.SEQUENTIAL_KINDS:  # no anytime-valid rule: the first seeds only
+        sub = sub[sub["seed"].isin(design["seeds"])].reset_index(drop=True)
     if kind == "grad_trend":
         units, desc = _units_grad(c, sub, factors, init_grads)
         shown = [g for g, _ in units]
@@ -459,7 +465,15 @@ def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, see
     desc += _run_note(sub, c.get("metric", "test_acc"))
     seeds = sorted({s for u in shown for s in u.seeds}, key=str)
     p_sup, p_con, cells = 1.0, 1.0, []
-    if n >= 2 and kind == "better":
+    if design is not None and kind in Q.SEQUENTIAL_KINDS:
+        ordered = [u.values[np.argsort(np.asarray(u.seeds, dtype=float), kind="stable")] for u in units]
+        p_sup, p_con = Q.claim_p(c, ordered, cfg["alpha"])
+        for u, x in zip(units, ordered):
+            lo, hi = Q.confidence_sequence(x, Q.bounds_of(kind), 1 - cfg["confidence"])
+            cells.append(f"{u.label}: mean {_f(x.mean())}, confidence sequence [{_f(lo[-1])}, {_f(hi[-1])}] "
+                         f"({u.n} seeds)")  # fmt: skip
+        desc += f"; adaptive study: {SEQUENTIAL_TEXT}"
+    elif n >= 2 and kind == "better":
         cell_p = []
         for u in units:
             p, n_nz, test = stats.sign_flip_test(u.values, u.step, cfg["n_resamples"], seed)
@@ -507,7 +521,7 @@ def _decided(p_sup: float, p_con: float, holm_factor: float, floor: float, alpha
     return "INCONCLUSIVE"
 
 
-def evaluate_family(studies, cfg: dict | None = None, seed: int = 0) -> pd.DataFrame:
+def evaluate_family(studies, cfg: dict | None = None, seed: int = 0, adaptive: dict | None = None) -> pd.DataFrame:
     """Every claim of a config, one error family: Holm over all their p-values.
 
     ``studies``: iterable of (study name, claims, summary, init_grads, factors). One row per claim:
@@ -515,6 +529,8 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0) -> pd.DataF
     sign-flip p); its verdict is decisive when its Holm-adjusted p is at most ``alpha``. Robustness:
     the share of leave-one-seed-out evaluations that give the same verdict (at the same Holm
     position); a verdict below ROBUST is fragile. Where runs diverged, the verdict without them too.
+    ``adaptive``: study name -> its design ``{seeds, max_seeds, batch}`` for adaptive studies, whose
+    claims take anytime-valid p-values (``ablation.sequential``; Holm stays valid over the mix).
     """
     cfg = stats.resolve_cfg(cfg)
     alpha = cfg["alpha"]
@@ -522,7 +538,9 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0) -> pd.DataF
     for name, claims, summary, init_grads, factors in studies:
         factors = list(factors)
         for c in check_claims(claims, factors, list(summary.columns)):
-            items.append((name, c, summary, init_grads, factors, _claim_p(c, summary, init_grads, factors, cfg, seed)))
+            design = (adaptive or {}).get(name)
+            items.append((name, c, summary, init_grads, factors, design,
+                          _claim_p(c, summary, init_grads, factors, cfg, seed, design)))  # fmt: skip
     m = len(items)
     raw = np.array([min(r["p_sup"], r["p_con"]) for *_, r in items])
     adjusted = stats.holm(raw) if m else raw
@@ -530,7 +548,7 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0) -> pd.DataF
     rank = np.empty(m, dtype=int)
     rank[order] = np.arange(m)
     rows = []
-    for i, (name, c, summary, init_grads, factors, r) in enumerate(items):
+    for i, (name, c, summary, init_grads, factors, design, r) in enumerate(items):
         factor = m - rank[i]  # Holm multiplies the claim ranked k-th (from 0) by m - k
         floor = float(np.max(np.minimum(1.0, (m - np.arange(rank[i])) * raw[order[: rank[i]]]), initial=0.0))
         verdict = _decided(r["p_sup"], r["p_con"], factor, floor, alpha) if r["n"] >= 2 else "INCONCLUSIVE"
@@ -539,7 +557,7 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0) -> pd.DataF
             for s in r["seeds"]:
                 rest = summary[summary["seed"].astype(str) != str(s)]
                 try:
-                    q = _claim_p(c, rest, init_grads, factors, cfg, seed)
+                    q = _claim_p(c, rest, init_grads, factors, cfg, seed, design)
                 except ValueError:
                     same.append(verdict == "INCONCLUSIVE")
                     continue
@@ -550,7 +568,7 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0) -> pd.DataF
         div = stats.is_diverged(summary)
         if div.any():
             try:
-                q = _claim_p(c, summary[~div].reset_index(drop=True), init_grads, factors, cfg, seed)
+                q = _claim_p(c, summary[~div].reset_index(drop=True), init_grads, factors, cfg, seed, design)
                 without = _decided(q["p_sup"], q["p_con"], factor, floor, alpha) if q["n"] >= 2 else "INCONCLUSIVE"
             except ValueError as e:
                 without = f"INCONCLUSIVE ({e})"
@@ -565,13 +583,20 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0) -> pd.DataF
         if np.isfinite(robustness) and robustness < ROBUST:
             why.append(f"fragile: only {robustness:.0%} of leave-one-seed-out evaluations give {verdict}")
         rule = RULES[c["kind"]].format(**{k: c.get(k) for k in ("target", "tolerance", "threshold", "margin", "flat_margin")})
+        intervals = INTERVALS_TEXT
+        if design is not None and c["kind"] in Q.SEQUENTIAL_KINDS:
+            intervals = f"adaptive study: {SEQUENTIAL_TEXT}"
+            if c["kind"] == "better":
+                rule = "mean seed difference > 0 -> SUPPORTED, < 0 -> CONTRADICTED (a betting e-process for each direction)"
+        elif design is not None:
+            intervals += f"; adaptive study, no bounded statistic: fixed design on its first {len(design['seeds'])} seeds"
         cells_text = "every cell must pass" if c["cells"] == "every" else "on the mean over cells within each seed"
         rows.append({
             "study": name, "id": c["id"], "statement": c["statement"], "source": c["source"], "kind": c["kind"],
             "cells": c["cells"], "verdict": verdict, "estimate": r["estimate"], "ci_lo": r["ci_lo"], "ci_hi": r["ci_hi"],
             "n": r["n"], "p_value": p, "p_holm": float(adjusted[i]), "robustness": robustness,
             "verdict_without_diverged": without,
-            "rule": (f"{rule} ({cells_text}; {INTERVALS_TEXT}); decisive when the claim's p survives Holm over "
+            "rule": (f"{rule} ({cells_text}; {intervals}); decisive when the claim's p survives Holm over "
                      f"all claims of the config at alpha {alpha:g}; else INCONCLUSIVE"),
             "detail": "; ".join(why) + f". {r['desc']}. " + " | ".join(r["cells"][:8])
             + (f" | ... {len(r['cells']) - 8} more cell(s)" if len(r["cells"]) > 8 else ""),
@@ -610,7 +635,8 @@ def main(argv=None) -> int:
         factors = spec["studies"][name]["factors"]
         family.append((name, spec["studies"][name]["claims"], analyze.read_table(summary, factors),
                        analyze.read_table(grads, factors), factors))  # fmt: skip
-    table = evaluate_family(family, spec["stats"])
+    adaptive = {name: spec["studies"][name]["adaptive"] for name in names if spec["studies"][name].get("adaptive")}
+    table = evaluate_family(family, spec["stats"], adaptive=adaptive)
     mine = table[table["study"] == args.study]
     io.write_dataframe(args.out, mine[CLAIM_COLUMNS])
     for row in mine.itertuples():

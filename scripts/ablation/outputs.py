@@ -95,6 +95,29 @@ TABLES = (
     ),
 )  # fmt: skip
 
+# An adaptive study's own tables (``adaptive:`` in the config; rule adaptive_tables, ablation.adaptive).
+ADAPTIVE_TABLES = (
+    Output(
+        "adaptive_rounds", "tables/adaptive_rounds.csv",
+        "Every round of the adaptive study: each claim's seeds so far, its anytime-valid p-values (p_sup, p_con; "
+        "p_family: Bonferroni over the config's claims), verdict, state (open, resolved, max_seeds, unreachable "
+        "or fixed design) and the seeds it asked for next; a claim's last row says why it stopped.",
+        "Adaptive rounds",
+    ),
+    Output(
+        "adaptive_sequences", "tables/adaptive_sequences.csv",
+        "The anytime-valid confidence sequence of each claim's cells after every seed (cs_lo, cs_hi), beside the "
+        "running mean and the claim's decision bounds (bound_lo, bound_hi).",
+        "Confidence sequences",
+    ),
+    Output(
+        "adaptive_cost", "tables/adaptive_cost.csv",
+        "Runs trained and training seconds spent by the rounds, against every cell at max_seeds seeds (estimated "
+        "from each cell's mean seconds per run).",
+        "Training cost of the rounds",
+    ),
+)  # fmt: skip
+
 VERIFY = Output(
     "verify", "verify.csv",
     "Runs re-trained by `make verify` in a scratch folder and compared bit for bit with the originals (metrics "
@@ -205,6 +228,24 @@ GLOSSARY = {
     "rule": "The claim's decision rule in words.",
     "detail": "The numbers behind the verdict, per cell.",
     "study": "The study the row belongs to.",
+    # an adaptive study's tables (ADAPTIVE_TABLES)
+    "round": "The adaptive round: 1 after the study's own seeds, then one per batch of further seeds.",
+    "inference": "anytime-valid (betting e-process), or fixed design for a kind without a bounded statistic.",
+    "p_sup": "Anytime-valid p-value for SUPPORTED (2 / the largest betting capital so far).",
+    "p_con": "Anytime-valid p-value for CONTRADICTED (2 / the largest betting capital so far).",
+    "p_family": "min(1, number of claims in the config x the smaller p): the round's verdict needs it <= alpha.",
+    "state": "open (gets more seeds), resolved, max_seeds, unreachable (no further seeds could decide it) or "
+    "fixed design.",
+    "next_seeds": "The seeds the claim asked for in the next round (none once it stopped).",
+    "cell": "The combination of the other factors a claim's values come from.",
+    "cs_lo": "Lower end of the anytime-valid confidence sequence after n_seeds seeds.",
+    "cs_hi": "Upper end of the anytime-valid confidence sequence after n_seeds seeds.",
+    "bound_lo": "The claim's decision bound (lower end of its band; a one-sided kind has one bound).",
+    "bound_hi": "The claim's decision bound (upper end of its band).",
+    "runs_trained": "Runs the adaptive study trained, over all rounds.",
+    "runs_at_max_seeds": "Runs every cell at max_seeds seeds would take.",
+    "train_seconds_at_max_seeds": "Training seconds every cell at max_seeds would take (each cell's mean per run).",
+    "train_seconds_saved": "train_seconds_at_max_seeds minus the training seconds the rounds spent.",
     # checks, verify
     "check": "The implementation check: our module against PyTorch's, with copied weights.",
     "max_abs_diff": "Largest absolute difference between the two outputs.",

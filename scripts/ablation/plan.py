@@ -113,11 +113,33 @@ def claim_plan(study, claim: dict, m: int, alpha: float) -> dict:
     return row
 
 
+def _adaptive_plan(cfg, row: dict, m: int, alpha: float) -> None:
+    """An adaptive study's claim with an anytime-valid rule: what its rounds can reach by max_seeds
+    (``ablation.adaptive``: p <= alpha / m, Bonferroni over the config's claims)."""
+    from . import adaptive, sequential  # noqa: PLC0415 (scipy-free, but the claims code is not needed otherwise)
+
+    block = adaptive.settings(cfg.raw["studies"][row["study"]])
+    study = cfg.studies[row["study"]]
+    claim = next(c for c in study.claims if c["id"] == row["claim"])
+    if block is None or claim["kind"] not in sequential.SEQUENTIAL_KINDS:
+        return
+    n_cells = row["cells"] if claim.get("cells", "every") == "every" else 1
+    sup, con = sequential.seeds_to_resolve(claim, alpha, alpha / m, block["max_seeds"], n_cells)
+    row.update(
+        seeds=f"{row['seeds']}-{block['max_seeds']}", supported="yes" if sup else "no",
+        contradicted="yes" if con else "no", seeds_needed=sup,
+        note=f"adaptive (anytime-valid): with the most favourable seeds SUPPORTED after {sup or 'more than max_seeds'}"
+        f", CONTRADICTED after {con or 'more than max_seeds'} seeds, at alpha / m = {alpha / m:.4g}",
+    )  # fmt: skip
+
+
 def plan(cfg) -> pd.DataFrame:
     """One row per claim of the config: PLAN_COLUMNS."""
     m = sum(len(study.claims) for study in cfg.studies.values())
     alpha = cfg.stats.get("alpha", stats.DEFAULT_CFG["alpha"])
     rows = [claim_plan(study, claim, m, alpha) for study in cfg.studies.values() for claim in study.claims]
+    for row in rows:
+        _adaptive_plan(cfg, row, m, alpha)
     return pd.DataFrame(rows, columns=PLAN_COLUMNS).astype({"seeds_needed": "Int64"})
 
 

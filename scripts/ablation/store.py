@@ -53,8 +53,12 @@ def study_index(study: Study) -> tuple[list[str], list[dict]]:
     return study.factor_names, rows
 
 
-def write_index(study: Study, path: Path) -> None:
+def write_index(study: Study, path: Path, rounds=()) -> None:
+    """The study's runs.csv; an adaptive study's ``rounds`` (its round files, ``ablation.adaptive``)
+    add the runs they planned."""
     factor_names, rows = study_index(study)
+    for round_file in rounds:
+        rows += json.loads(Path(round_file).read_text(encoding="utf-8"))["new_runs"]
     io.write_csv(path, rows, [*INDEX_KEYS, *factor_names, "seed"])
 
 
@@ -80,8 +84,18 @@ def study_from_json(text: str) -> Study:
 
 
 def referenced(config_paths: list) -> set[str]:
-    """The hashes of every run of every study of the given configs."""
-    return {run.hash for path in config_paths for study in load(path).studies.values() for run in study.runs()}
+    """The hashes of every run of every study of the given configs (an adaptive study's: every run
+    its rounds may train)."""
+    from .adaptive import potential_runs, settings  # noqa: PLC0415 (adaptive imports the claims code)
+
+    hashes = set()
+    for path in config_paths:
+        cfg = load(path)
+        for name, study in cfg.studies.items():
+            block = settings(cfg.raw["studies"][name])
+            runs = potential_runs(study, block["max_seeds"]) if block else study.runs()
+            hashes |= {run.hash for run in runs}
+    return hashes
 
 
 def orphans(store: Path, keep: set[str]) -> list[Path]:
@@ -194,6 +208,7 @@ def main(argv=None) -> int:
     p = sub.add_parser("index", help="write a study's runs.csv")
     p.add_argument("--study-json", required=True, help="the study (name, fixed, factors, seeds) as JSON")
     p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--rounds", nargs="*", type=Path, default=[], help="an adaptive study's round files, in order")
     p = sub.add_parser("gc", help="list (or --delete) the store's runs that no given config references")
     p.add_argument("configs", nargs="+", type=Path)
     p.add_argument("--store", type=Path, default=STORE)
@@ -203,7 +218,7 @@ def main(argv=None) -> int:
     p.add_argument("--store", type=Path, default=STORE)
     args = ap.parse_args(argv)
     if args.command == "index":
-        write_index(study_from_json(args.study_json), args.out)
+        write_index(study_from_json(args.study_json), args.out, args.rounds)
         return 0
     if args.command == "gc":
         try:

@@ -3,6 +3,8 @@
 
 
 rule index:
+    input:
+        rounds=study_rounds,
     output:
         f"{RESULTS}/{{study}}/runs.csv",
     log:
@@ -13,8 +15,10 @@ rule index:
         "../../environment.yml"
     params:
         study=study_json,
+        rounds=index_rounds_arg,
     shell:
-        "python -m ablation.store index --study-json {params.study:q} --out {output:q} > {log:q} 2>&1"
+        "python -m ablation.store index --study-json {params.study:q} --out {output:q} {params.rounds}"
+        " > {log:q} 2>&1"
 
 
 rule summarize:

@@ -2,8 +2,10 @@
 import glob
 import json
 import os
+import shlex
 import sys
 
+from ablation import adaptive
 from ablation import config as ablation_config
 from ablation import outputs
 from ablation import store as run_store
@@ -20,6 +22,19 @@ RUNS = {
 }
 # One training job per distinct settings: studies and configs share a run of the store.
 RUN_BY_HASH = {run.hash: run for runs in RUNS.values() for run in runs.values()}
+# Adaptive studies (ablation.adaptive): name -> {max_seeds, batch}; every run their rounds may
+# plan is a run of the config (its train job exists; only the rounds ask for it).
+ADAPTIVE = {}
+for _name, _study in STUDIES.items():
+    _block = adaptive.settings(CFG.raw["studies"][_name])
+    if _block is not None:
+        try:
+            adaptive.check(_study, _block)
+        except ValueError as exc:
+            sys.exit(f"config error: {exc}")
+        ADAPTIVE[_name] = _block
+        for _run in adaptive.potential_runs(_study, _block["max_seeds"]):
+            RUN_BY_HASH.setdefault(_run.hash, _run)
 ANY_CUDA = any(run.settings.device == "cuda" for run in RUN_BY_HASH.values())
 STORE = run_store.STORE.as_posix()
 # This config's own outputs: a second config with another outdir never overwrites them.
@@ -78,9 +93,76 @@ def train_priority(wildcards):
     return cost_estimate(run_of(wildcards).settings)
 
 
+def adaptive_rounds(study):
+    """The round files of an adaptive study, up to the first that plans no run (checkpoints)."""
+    paths = []
+    while True:
+        paths.append(
+            checkpoints.adaptive_round.get(
+                study=study, round=str(len(paths) + 1)
+            ).output[0]
+        )
+        if not adaptive.read_round_runs(paths[-1:]):
+            return paths
+
+
+def study_rounds(wildcards):
+    """An adaptive study's round files (none for a fixed design): its index lists their runs."""
+    return adaptive_rounds(wildcards.study) if wildcards.study in ADAPTIVE else []
+
+
+def index_rounds_arg(wildcards, input):
+    return (
+        " ".join(["--rounds", *map(shlex.quote, input.rounds)]) if input.rounds else ""
+    )
+
+
+def study_hashes(study):
+    """Every run of the study: its seeds, and an adaptive study's rounds."""
+    hashes = [run.hash for run in RUNS[study].values()]
+    if study in ADAPTIVE:
+        hashes += [
+            row["hash"] for row in adaptive.read_round_runs(adaptive_rounds(study))
+        ]
+    return hashes
+
+
 def study_run_files(wildcards, name="metrics.csv"):
     """A per-run file of every run of the study, in the run store."""
-    return [f"{STORE}/{run.hash}/{name}" for run in RUNS[wildcards.study].values()]
+    return [f"{STORE}/{h}/{name}" for h in study_hashes(wildcards.study)]
+
+
+def adaptive_round_metrics(wildcards):
+    """The runs an adaptive round evaluates: the study's seeds and every earlier round's runs."""
+    k = int(wildcards.round)
+    earlier = [
+        checkpoints.adaptive_round.get(study=wildcards.study, round=str(j)).output[0]
+        for j in range(1, k)
+    ]
+    hashes = [run.hash for run in RUNS[wildcards.study].values()]
+    hashes += [row["hash"] for row in adaptive.read_round_runs(earlier)]
+    return [f"{STORE}/{h}/metrics.csv" for h in hashes]
+
+
+def adaptive_previous_rounds(wildcards):
+    return [
+        f"{RESULTS}/{wildcards.study}/adaptive/round_{j}.json"
+        for j in range(1, int(wildcards.round))
+    ]
+
+
+def adaptive_spec_json(wildcards):
+    """What an adaptive round depends on beyond the results: the study, its claims, the stats
+    settings and its adaptive block."""
+    return json.dumps(
+        {
+            "study": STUDIES[wildcards.study].to_dict(),
+            "stats": CFG.stats,
+            "adaptive": ADAPTIVE[wildcards.study],
+            "family_size": sum(len(study.claims) for study in STUDIES.values()),
+        },
+        sort_keys=True,
+    )
 
 
 def study_curves(wildcards):
@@ -114,9 +196,25 @@ def family_json(wildcards):
     stats settings."""
     studies = {
         name: {"factors": study.factor_names, "claims": study.claims}
+        | adaptive_design(name)
         for name, study in STUDIES.items()
     }
     return json.dumps({"stats": CFG.stats, "studies": studies}, sort_keys=True)
+
+
+def adaptive_design(name):
+    """An adaptive study's design for its claims (its own seeds, then rounds); {} for a fixed one."""
+    if name not in ADAPTIVE:
+        return {}
+    return {"adaptive": {"seeds": STUDIES[name].seeds} | ADAPTIVE[name]}
+
+
+def adaptive_tables():
+    """The tables of every adaptive study (rule adaptive_tables)."""
+    return expand(
+        [f"{RESULTS}/{{study}}/{table.file}" for table in outputs.ADAPTIVE_TABLES],
+        study=list(ADAPTIVE),
+    )
 
 
 def per_study(pattern):

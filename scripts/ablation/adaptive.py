@@ -1,0 +1,315 @@
+"""Adaptive studies: more seeds, round by round, only where a claim is still open.
+
+A study with ``adaptive: {max_seeds, batch}`` first trains its ``seeds``. Each round then
+evaluates its claims with the anytime-valid rule of ``ablation.sequential`` (at Bonferroni over
+the config's claims: ``evaluate``) and gives every claim that is still INCONCLUSIVE, and can still resolve within
+``max_seeds`` seeds, its next ``batch`` seeds, in exactly the cells it reads (its ``where`` and,
+for a comparison, the two levels it compares). A claim stops when it resolves (``resolved``), when
+it has ``max_seeds`` seeds (``max_seeds``), or when even the most favourable further seeds could
+not decide it (``unreachable``). ``grad_trend`` claims have no bounded statistic and no rounds
+(``fixed design``). Seeds continue the study's list: max(seeds) + 1, + 2, ... in order, so the
+same results always give the same rounds.
+
+``plan_round`` is the pure planner; ``python -m ablation.adaptive plan`` is what the workflow's
+checkpoint (workflow/rules/adaptive.smk, one per study and round) runs, writing the round's JSON
+(claims with their state, and the new runs) that the next round and the study's index read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import claims as CL
+from . import io, outputs
+from . import settings as S
+from . import sequential as Q
+from .config import Run, Study, format_value
+
+STATES = ("resolved", "max_seeds", "unreachable", "open", "fixed design")
+ROUND_CLAIM_COLUMNS = [
+    "round", "id", "kind", "inference", "n_seeds", "p_sup", "p_con", "p_family", "verdict", "state", "next_seeds",
+]  # fmt: skip
+
+
+def settings(raw_study: dict) -> dict | None:
+    """The study's ``adaptive`` block with the schema's defaults filled in, or None (fixed design)."""
+    block = raw_study.get("adaptive")
+    if block is None:
+        return None
+    spec = S.schema()["definitions"]["study"]["properties"]["adaptive"]["properties"]
+    return {key: block.get(key, prop["default"]) for key, prop in spec.items()}
+
+
+def check(study: Study, adaptive: dict) -> None:
+    """A clear one-line error for an adaptive block the schema cannot judge alone."""
+    if adaptive["max_seeds"] < len(study.seeds):
+        raise ValueError(
+            f"study {study.name!r}: adaptive.max_seeds ({adaptive['max_seeds']}) is below its {len(study.seeds)} seeds"
+        )
+
+
+def seed_sequence(study: Study, max_seeds: int) -> list[int]:
+    """The study's seeds, then max(seeds) + 1, + 2, ... up to ``max_seeds`` seeds: the order in
+    which seeds arrive (and in which the e-processes read them)."""
+    seeds = sorted(study.seeds)
+    return seeds + list(range(seeds[-1] + 1, seeds[-1] + 1 + max(0, max_seeds - len(seeds))))
+
+
+def make_run(study: Study, combo: dict, seed: int) -> Run:
+    """The run of a combination and a seed, exactly as ``Study.runs`` names and hashes it."""
+    one = {name: [combo[name]] for name in study.factor_names}
+    return Study(study.name, study.description, study.fixed, one, [seed], []).runs()[0]
+
+
+def potential_runs(study: Study, max_seeds: int) -> list[Run]:
+    """Every run an adaptive study may train: each combination at each of its ``max_seeds`` seeds."""
+    return Study(study.name, study.description, study.fixed, study.factors, seed_sequence(study, max_seeds), []).runs()
+
+
+def claim_cells(claim: dict, study: Study) -> list[dict]:
+    """The combinations a claim reads: its ``where``, and for a comparison only the compared levels."""
+    where = dict(claim.get("where") or {})
+    kind = claim["kind"]
+    if kind in CL.PAIRED_KINDS:
+        where[claim["factor"]] = list(claim["levels"])
+    elif kind == "grad_trend":
+        where[claim["factor"]] = [claim["growing"], claim["flat"]]
+
+    def keep(combo):
+        for col, value in where.items():
+            values = value if isinstance(value, (list, tuple)) else [value]
+            if col in combo and not any(CL._same(combo[col], v) for v in values):
+                return False
+        return True
+
+    return [combo for combo in study.combinations() if keep(combo)]
+
+
+def claim_values(claim: dict, summary: pd.DataFrame, factors: list, cfg: dict) -> list[np.ndarray]:
+    """Per cell of the claim, its per-seed values (paired kinds: differences) in seed order."""
+    sub = CL._select(summary, claim["where"], claim["id"])
+    units, _ = (CL._units_paired if claim["kind"] in CL.PAIRED_KINDS else CL._units_one_level)(claim, sub, factors, cfg)
+    out = []
+    for u in units:
+        order = np.argsort(np.asarray(u.seeds, dtype=float), kind="stable")
+        out.append(np.asarray(u.values, dtype=float)[order])
+    return out
+
+
+def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dict, family_size=None) -> list[dict]:
+    """Each claim's anytime-valid p-values, its verdict and its state (``STATES``).
+
+    A round calls a claim resolved when ``p_family`` = min(1, family_size x p) <= alpha: Bonferroni
+    over the config's ``family_size`` claims (default: the study's), an upper bound on the
+    Holm-adjusted p the claims rule gives it over the whole family, so a claim the rounds stop as
+    resolved keeps its verdict there. Reachability asks for the same level."""
+    cfg = CL.S.resolve_cfg(stats_cfg)
+    alpha = cfg["alpha"]
+    factors = study.factor_names
+    rows, values = [], []
+    for c in CL.check_claims(study.claims, factors, list(summary.columns)):
+        sequential = c["kind"] in Q.SEQUENTIAL_KINDS
+        cells = claim_values(c, summary, factors, cfg) if sequential else []
+        p_sup, p_con = Q.claim_p(c, cells, alpha) if sequential else (np.nan, np.nan)
+        values.append(cells)
+        rows.append({
+            "id": c["id"], "kind": c["kind"], "claim": c,
+            "inference": "anytime-valid (betting e-process)" if sequential else "fixed design (first round's seeds)",
+            "n_seeds": min((len(x) for x in cells), default=0), "p_sup": p_sup, "p_con": p_con,
+        })  # fmt: skip
+    m = family_size or len(rows)
+    for i, r in enumerate(rows):
+        r.update(p_family=np.nan, verdict="", state="fixed design")
+        if r["kind"] not in Q.SEQUENTIAL_KINDS:
+            continue
+        p = min(r["p_sup"], r["p_con"])
+        r["p_family"] = min(1.0, m * p)
+        r["verdict"] = "INCONCLUSIVE" if r["p_family"] > alpha else "SUPPORTED" if r["p_sup"] <= r["p_con"] else "CONTRADICTED"
+        if r["verdict"] != "INCONCLUSIVE":
+            r["state"] = "resolved"
+        elif r["n_seeds"] >= adaptive["max_seeds"]:
+            r["state"] = "max_seeds"
+        elif not Q.reachable(r["claim"], values[i], alpha, adaptive["max_seeds"], level=alpha / m):
+            r["state"] = "unreachable"
+        else:
+            r["state"] = "open"
+    return rows
+
+
+def plan_round(study: Study, summary: pd.DataFrame, trained: set, stats_cfg: dict, adaptive: dict, family_size=None):
+    """The next round: (claim rows with ``next_seeds``, new runs). ``summary``: every trained run
+    of the study (the pipeline's summary columns); ``trained``: their hashes. Every open claim gets
+    the first ``batch`` seeds of ``seed_sequence`` that some cell it reads lacks (at most up to
+    ``max_seeds``), in every cell it reads that lacks them. A pure function of its arguments."""
+    rows = evaluate(study, summary, stats_cfg, adaptive, family_size)
+    sequence = seed_sequence(study, adaptive["max_seeds"])
+    new: dict[str, Run] = {}
+    for r in rows:
+        r["next_seeds"] = []
+        if r["state"] != "open":
+            continue
+        cells = claim_cells(r["claim"], study)
+        complete = [s for s in sequence if all(make_run(study, combo, s).hash in trained for combo in cells)]
+        room = adaptive["max_seeds"] - len(complete)
+        r["next_seeds"] = [s for s in sequence if s not in complete][: min(adaptive["batch"], room)]
+        for combo in cells:
+            for s in r["next_seeds"]:
+                run = make_run(study, combo, s)
+                if run.hash not in trained:
+                    new.setdefault(run.hash, run)
+    order = {combo_key(c): i for i, c in enumerate(study.combinations())}
+    runs = sorted(new.values(), key=lambda run: (order[combo_key(run.factors)], run.settings.seed))
+    return rows, runs
+
+
+def combo_key(combo: dict) -> tuple:
+    return tuple(format_value(v) for v in combo.values())
+
+
+def index_row(run: Run, factor_names: list) -> dict:
+    """A run as a row of the study's runs.csv (``ablation.store``)."""
+    return (
+        {"run_id": run.run_id, "hash": run.hash}
+        | {f: format_value(run.factors[f]) for f in factor_names}
+        | {"seed": str(run.settings.seed)}
+    )
+
+
+def read_round_runs(paths) -> list[dict]:
+    """The index rows of the runs that round files planned, in round order."""
+    rows = []
+    for path in paths:
+        rows += json.loads(Path(path).read_text(encoding="utf-8"))["new_runs"]
+    return rows
+
+
+def summary_of(study: Study, index: list[dict], store: Path) -> pd.DataFrame:
+    """The study's summary table of the runs in ``index`` (as the summarize rule writes it, typed
+    as the claims rule reads it)."""
+    from . import aggregate, analyze  # noqa: PLC0415
+
+    rows, header = aggregate.aggregate(study.name, study.factor_names, index, store)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "summary.csv"
+        io.write_csv(path, rows, header)
+        return analyze.read_table(path, study.factor_names)
+
+
+def round_table(rows: list[dict], k: int) -> pd.DataFrame:
+    out = pd.DataFrame([{key: r.get(key) for key in ROUND_CLAIM_COLUMNS if key != "round"} for r in rows])
+    out.insert(0, "round", k)
+    out["next_seeds"] = [" ".join(map(str, r["next_seeds"])) for r in rows]
+    return out[ROUND_CLAIM_COLUMNS]
+
+
+SEQUENCE_COLUMNS = ["id", "cell", "n_seeds", "mean", "cs_lo", "cs_hi", "bound_lo", "bound_hi"]
+COST_COLUMNS = [
+    "runs_trained", "runs_at_max_seeds", "train_seconds", "train_seconds_at_max_seeds", "train_seconds_saved",
+]  # fmt: skip
+
+
+def rounds_table(round_files) -> pd.DataFrame:
+    """Every round's claim rows (``ROUND_CLAIM_COLUMNS``): seeds, p-values, verdict, state and the
+    seeds it asked for; a claim's last row says why it stopped."""
+    rows = [row for path in round_files for row in json.loads(Path(path).read_text(encoding="utf-8"))["claims"]]
+    return pd.DataFrame(rows, columns=ROUND_CLAIM_COLUMNS)
+
+
+def sequences_table(study: Study, summary: pd.DataFrame, stats_cfg: dict) -> pd.DataFrame:
+    """The confidence sequence of every sequential claim's cells after each seed (``SEQUENCE_COLUMNS``),
+    beside the claim's decision bounds."""
+    cfg = CL.S.resolve_cfg(stats_cfg)
+    rows = []
+    for c in CL.check_claims(study.claims, study.factor_names, list(summary.columns)):
+        if c["kind"] not in Q.SEQUENTIAL_KINDS:
+            continue
+        lo_b, hi_b = Q.band(c)
+        sub = CL._select(summary, c["where"], c["id"])
+        units, _ = (CL._units_paired if c["kind"] in CL.PAIRED_KINDS else CL._units_one_level)(
+            c, sub, study.factor_names, cfg
+        )
+        for u, x in zip(units, claim_values(c, summary, study.factor_names, cfg)):
+            lo, hi = Q.confidence_sequence(x, Q.bounds_of(c["kind"]), 1 - cfg["confidence"])
+            means = np.cumsum(x) / np.arange(1, len(x) + 1)
+            for k in range(len(x)):
+                rows.append([c["id"], u.label, k + 1, means[k], lo[k], hi[k], lo_b, hi_b])
+    return pd.DataFrame(rows, columns=SEQUENCE_COLUMNS)
+
+
+def cost_table(study: Study, summary: pd.DataFrame, max_seeds: int) -> pd.DataFrame:
+    """Training seconds the rounds spent against every cell at ``max_seeds`` seeds (estimated from
+    each cell's mean seconds per run)."""
+    seconds = pd.to_numeric(summary["train_seconds"], errors="coerce")
+    per_cell = seconds.groupby([summary[f] for f in study.factor_names] or np.zeros(len(summary))).mean()
+    n_cells = len(list(study.combinations()))
+    at_max = float(per_cell.mean() * n_cells * max_seeds)
+    spent = float(seconds.sum())
+    return pd.DataFrame([[len(summary), n_cells * max_seeds, spent, at_max, at_max - spent]], columns=COST_COLUMNS)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m ablation.adaptive", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("plan", help="evaluate a study's claims after a round; write the next round's runs")
+    p.add_argument("--spec-json", required=True, help="the study (with claims), the stats settings, its adaptive block")
+    p.add_argument("--round", required=True, type=int, help="this round (1: after the study's own seeds)")
+    p.add_argument("--previous", nargs="*", type=Path, default=[], help="the earlier rounds' JSON files, in order")
+    p.add_argument("--store", required=True, type=Path)
+    p.add_argument("--out", required=True, type=Path)
+    p = sub.add_parser("tables", help="an adaptive study's rounds, confidence sequences and training cost")
+    p.add_argument("--spec-json", required=True)
+    p.add_argument("--rounds", nargs="+", type=Path, required=True, help="the study's round files, in order")
+    p.add_argument("--summary", required=True, type=Path)
+    p.add_argument("--study-dir", required=True, type=Path, help="results/<study>: the tables go where outputs says")
+    args = ap.parse_args(argv)
+    spec = json.loads(args.spec_json)
+    if args.command == "tables":
+        study = Study.from_dict(spec["study"])
+        from . import analyze  # noqa: PLC0415
+
+        summary = analyze.read_table(args.summary, study.factor_names)
+        tables = {
+            "adaptive_rounds": rounds_table(args.rounds),
+            "adaptive_sequences": sequences_table(study, summary, spec["stats"]),
+            "adaptive_cost": cost_table(study, summary, spec["adaptive"]["max_seeds"]),
+        }
+        for table in outputs.ADAPTIVE_TABLES:
+            io.write_dataframe(args.study_dir / table.file, tables[table.name])
+        return 0
+    study = Study.from_dict(spec["study"])
+    study.factors = {name: study.factors[name] for name in S.setting_specs() if name in study.factors}
+    adaptive = spec["adaptive"]
+    try:
+        check(study, adaptive)
+    except ValueError as exc:
+        print(f"adaptive: {exc}", file=sys.stderr)
+        return 1
+    if len(args.previous) != args.round - 1:
+        ap.error(f"round {args.round} needs the {args.round - 1} earlier round file(s), got {len(args.previous)}")
+    index = [index_row(run, study.factor_names) for run in study.runs()] + read_round_runs(args.previous)
+    summary = summary_of(study, index, args.store)
+    rows, runs = plan_round(study, summary, {r["hash"] for r in index}, spec["stats"], adaptive, spec.get("family_size"))
+    table = round_table(rows, args.round)
+    record = {
+        "study": study.name, "round": args.round, "n_runs_before": len(index),
+        "claims": json.loads(table.to_json(orient="records")),
+        "new_runs": [index_row(run, study.factor_names) for run in runs],
+    }  # fmt: skip
+    with io.atomic_open(args.out, "w", encoding="utf-8") as fh:
+        json.dump(record, fh, indent=1, sort_keys=True)
+    for r in rows:
+        print(f"round {args.round} {r['id']}: {r['state']} ({r['verdict'] or 'fixed design'}, {r['n_seeds']} seeds)"
+              + (f" -> seeds {r['next_seeds']}" if r["next_seeds"] else ""))  # fmt: skip
+    print(f"round {args.round}: {len(runs)} new run(s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

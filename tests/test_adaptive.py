@@ -1,0 +1,187 @@
+"""Rounds of an adaptive study (ablation.adaptive.plan_round): only open claims that can still
+resolve get seeds, exactly in the cells they read; the same results give the same round; a claim
+stops resolved, at max_seeds or unreachable; the schema validates the block."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ablation import adaptive as A
+from ablation import config as C
+from ablation.config import Study
+
+STATS = {"confidence": 0.95, "n_resamples": 99, "converged_threshold": 0.95, "alpha": 0.05}
+ADAPTIVE = {"max_seeds": 20, "batch": 5}
+BETTER = {"id": "warm-helps", "statement": "s", "kind": "better", "factor": "warmup", "levels": [0, 100],
+          "where": {"norm": "post"}, "metric": "converged"}  # fmt: skip
+NOT_WORSE = {"id": "pre-ok", "statement": "s", "kind": "not_worse", "factor": "norm", "levels": ["post", "pre"],
+             "where": {"warmup": 0}, "metric": "converged", "margin": 0.1}  # fmt: skip
+
+
+def make_study(claims, seeds=range(10)) -> Study:
+    return Study("depth", "", {"arch": "encoder", "depth": 2}, {"norm": ["post", "pre"], "warmup": [0, 100]},
+                 list(seeds), claims)  # fmt: skip
+
+
+def summary_of(study: Study, runs, converged) -> pd.DataFrame:
+    """A summary of ``runs``: converged(factors, seed) -> bool sets final_train_acc."""
+    rows = []
+    for run in runs:
+        ok = converged(run.factors, run.settings.seed)
+        rows.append(dict(run_id=run.run_id, seed=run.settings.seed, **run.factors, status="ok",
+                         final_train_acc=1.0 if ok else 0.5, test_acc=0.9, test_correct=270, test_total=300))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def rounds(study, converged, adaptive=ADAPTIVE):
+    """Run the rounds to the end on simulated results: [(claim rows, new runs)] per round."""
+    runs = study.runs()
+    out = []
+    while True:
+        rows, new = A.plan_round(study, summary_of(study, runs, converged), {r.hash for r in runs}, STATS, adaptive)
+        out.append((rows, new))
+        if not new:
+            return out
+        runs = runs + new
+
+
+def flaky(factors, seed):
+    """Post-norm without warm-up converges on a seeded coin flip; everything else converges."""
+    if factors["norm"] == "post" and factors["warmup"] == 0:
+        return bool(np.random.default_rng(seed).random() < 0.5)
+    return True
+
+
+def test_open_claim_gets_seeds_in_its_cells_only():
+    study = make_study([BETTER])
+    rows, new = A.plan_round(study, summary_of(study, study.runs(), flaky), {r.hash for r in study.runs()},
+                             STATS, ADAPTIVE)  # fmt: skip
+    assert rows[0]["state"] == "open" and rows[0]["next_seeds"] == [10, 11, 12, 13, 14]
+    assert {(r.factors["norm"], r.factors["warmup"]) for r in new} == {("post", 0), ("post", 100)}
+    assert sorted({r.settings.seed for r in new}) == [10, 11, 12, 13, 14] and len(new) == 10
+
+
+def test_rounds_are_deterministic_and_end():
+    study = make_study([BETTER, NOT_WORSE])
+    first, second = rounds(study, flaky), rounds(study, flaky)
+    assert [[r.hash for r in new] for _, new in first] == [[r.hash for r in new] for _, new in second]
+    assert len(first) >= 2  # the coin-flip cell leaves both claims open after the first seeds
+    # the two claims share the post-norm, no-warm-up cell: three cells, each once per new seed
+    cells = {(r.factors["norm"], r.factors["warmup"]) for r in first[0][1]}
+    assert cells == {("post", 0), ("post", 100), ("pre", 0)} and len(first[0][1]) == 3 * ADAPTIVE["batch"]
+    final = first[-1][0]
+    assert all(r["state"] in ("resolved", "max_seeds", "unreachable") for r in final)
+    assert all(r["n_seeds"] <= ADAPTIVE["max_seeds"] for r in final)
+    # re-planning on the final results plans nothing
+    assert first[-1][1] == []
+
+
+def test_resolved_claim_gets_no_seeds():
+    study = make_study([BETTER])
+    # warm-up always helps post-norm: 10 seeds of +1 decide it at once
+    never = lambda f, s: not (f["norm"] == "post" and f["warmup"] == 0)  # noqa: E731
+    rows, new = A.plan_round(study, summary_of(study, study.runs(), never), {r.hash for r in study.runs()},
+                             STATS, ADAPTIVE)  # fmt: skip
+    assert rows[0]["verdict"] == "SUPPORTED" and rows[0]["state"] == "resolved" and new == []
+
+
+def test_a_larger_family_asks_for_more_evidence():
+    """Rounds judge a claim at Bonferroni over the config's claims (so the claims rule's Holm over
+    that family keeps a verdict the rounds call resolved): decisive alone, open among twelve."""
+    study = make_study([BETTER])
+    never = lambda f, s: not (f["norm"] == "post" and f["warmup"] == 0)  # noqa: E731
+    args = (study, summary_of(study, study.runs(), never), {r.hash for r in study.runs()}, STATS, ADAPTIVE)
+    alone, _ = A.plan_round(*args)
+    among, new = A.plan_round(*args, family_size=12)
+    assert alone[0]["state"] == "resolved" and among[0]["state"] == "open" and len(new) == 10
+    assert among[0]["p_family"] == pytest.approx(min(1.0, 12 * alone[0]["p_family"]))
+
+
+def test_unreachable_and_max_seeds_stop():
+    study = make_study([BETTER], seeds=range(18))
+    same = lambda f, s: True  # noqa: E731  (every difference 0: two more seeds cannot decide it)
+    rows, new = A.plan_round(study, summary_of(study, study.runs(), same), {r.hash for r in study.runs()},
+                             STATS, ADAPTIVE)  # fmt: skip
+    assert rows[0]["state"] == "unreachable" and new == []
+    study = make_study([BETTER], seeds=range(20))
+    rows, new = A.plan_round(study, summary_of(study, study.runs(), flaky), {r.hash for r in study.runs()},
+                             STATS, ADAPTIVE)  # fmt: skip
+    assert rows[0]["state"] in ("max_seeds", "resolved") and new == []
+
+
+def test_grad_trend_keeps_the_fixed_design():
+    grad = {"id": "g", "statement": "s", "kind": "grad_trend", "factor": "norm", "growing": "post", "flat": "pre",
+            "flat_margin": 0.1}  # fmt: skip
+    study = make_study([grad])
+    rows, new = A.plan_round(study, summary_of(study, study.runs(), flaky), {r.hash for r in study.runs()},
+                             STATS, ADAPTIVE)  # fmt: skip
+    assert rows[0]["state"] == "fixed design" and new == []
+
+
+def test_seed_sequence_and_potential_runs():
+    study = make_study([], seeds=[3, 0, 7])
+    assert A.seed_sequence(study, 6) == [0, 3, 7, 8, 9, 10]
+    runs = A.potential_runs(study, 6)
+    assert len(runs) == 4 * 6 and len({r.hash for r in runs}) == 24
+    assert A.make_run(study, {"norm": "pre", "warmup": 100}, 9).hash in {r.hash for r in runs}
+    assert {r.hash for r in study.runs()} <= {r.hash for r in runs}
+
+
+def raw_config(adaptive):
+    return {"studies": {"s": {"fixed": {"arch": "encoder"}, "factors": {"norm": ["post", "pre"]}, "seeds": [0, 1],
+                              "adaptive": adaptive}}}  # fmt: skip
+
+
+def test_schema_validates_the_block():
+    C.validate(raw_config({"max_seeds": 10, "batch": 2}))
+    assert A.settings({"adaptive": {}}) == {"max_seeds": 40, "batch": 5}
+    assert A.settings({}) is None
+    with pytest.raises(C.ConfigError, match="batch"):
+        C.validate(raw_config({"max_seeds": 10, "batch": 0}))
+    with pytest.raises(C.ConfigError, match="adaptive"):
+        C.validate(raw_config({"max_seeds": 10, "batches": 2}))
+    with pytest.raises(ValueError, match="below its 2 seeds"):
+        A.check(make_study([], seeds=[0, 1]), {"max_seeds": 1, "batch": 1})
+
+
+def test_claims_of_an_adaptive_study_use_the_anytime_valid_rule():
+    """The claims rule: an adaptive study's claims take ablation.sequential's p-values (its rule
+    says so); a fixed study's the fixed-design ones; grad_trend reads only the first seeds."""
+    from ablation import claims as CL
+    from ablation import sequential as Q
+
+    study = make_study([BETTER], seeds=range(10))
+    extra = [A.make_run(study, combo, s) for combo in A.claim_cells(BETTER, study) for s in range(10, 20)]
+    summary = summary_of(study, study.runs() + extra, flaky)
+    design = {"seeds": list(range(10))} | ADAPTIVE
+    fixed = CL.evaluate_family([("depth", [BETTER], summary, None, study.factor_names)], STATS)
+    adaptive = CL.evaluate_family([("depth", [BETTER], summary, None, study.factor_names)], STATS,
+                                  adaptive={"depth": design})  # fmt: skip
+    cells = A.claim_values(CL.check_claim(BETTER, study.factor_names, list(summary.columns)), summary,
+                           study.factor_names, CL.S.resolve_cfg(STATS))  # fmt: skip
+    assert adaptive["p_value"].iloc[0] == pytest.approx(min(Q.claim_p(BETTER, cells, 0.05)))
+    assert adaptive["p_value"].iloc[0] != pytest.approx(fixed["p_value"].iloc[0])
+    assert "anytime-valid" in adaptive["rule"].iloc[0] and "anytime-valid" not in fixed["rule"].iloc[0]
+    assert adaptive["n"].iloc[0] == 20
+
+
+def test_plan_says_what_the_rounds_can_reach():
+    """make plan, for an adaptive study: the fewest seeds after which the most favourable results
+    resolve each claim at alpha / m, consistent with the rounds' own rule."""
+    from ablation import plan
+    from ablation import sequential as Q
+
+    raw = raw_config({"max_seeds": 40, "batch": 5})
+    raw["studies"]["s"]["factors"]["warmup"] = [0, 100]
+    raw["studies"]["s"]["claims"] = [BETTER]
+    table = plan.plan(C.validate(raw))
+    sup, con = Q.seeds_to_resolve(BETTER, 0.05, 0.05, 40)
+    row = table.iloc[0]
+    assert (row["seeds"], row["supported"], row["seeds_needed"]) == ("2-40", "yes", sup)
+    # exactly then the rounds' rule calls it resolved, and not one seed earlier
+    assert Q.claim_p(BETTER, [np.ones(sup)], 0.05)[0] <= 0.05 < Q.claim_p(BETTER, [np.ones(sup - 1)], 0.05)[0]
+    assert con == sup  # a symmetric bet: as many -1 seeds contradict it
+    raw["studies"]["s"]["adaptive"] = {"max_seeds": sup - 1, "batch": 1}
+    assert plan.plan(C.validate(raw)).iloc[0]["supported"] == "no"
