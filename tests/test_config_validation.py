@@ -188,7 +188,7 @@ CASES = [
      ["study 's1'", "claims[0].threshold", "not plain data"]),
     # claims (checked by ablation.claims)
     ("claim-unknown-kind", lambda c: study(c).update(claims=[{"id": "c", "statement": "x", "kind": "maybe"}]),
-     ["study 's1'", "claims", "unknown kind 'maybe'"]),
+     ["study 's1'", "claim 'c'", "kind: unknown kind 'maybe'"]),
     ("claim-duplicate-id", lambda c: study(c).update(claims=[
         {"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5},
         {"id": "c", "statement": "y", "kind": "at_least", "threshold": 0.6}]),
