@@ -8,7 +8,7 @@ CORES ?= all
 CONFIG ?= config/config.yaml
 SNAKEMAKE := $(BIN)/snakemake
 
-.PHONY: venv plan reproduce resume test lint snakemake-report verify bench clean-results
+.PHONY: venv plan reproduce resume test lint snakemake-report verify bench clean-results gc migrate
 
 venv: $(VENV)/.installed
 
@@ -28,7 +28,7 @@ reproduce: venv
 	$(BIN)/python -m ablation.plan $(CONFIG)
 	$(SNAKEMAKE) --cores $(CORES) --configfile $(CONFIG)
 	@echo
-	@echo "Report: $(CURDIR)/reports/ablation_report.html"
+	@echo "Report: $$($(BIN)/python -c 'import os, sys; from ablation.config import load; print(os.path.abspath(os.path.join(load(sys.argv[1]).outdir, "reports", "ablation_report.html")))' $(CONFIG))"
 
 ## After a kill or a crash: release Snakemake's stale lock, then carry on (finished runs are kept,
 ## half-finished ones redone: the profile sets rerun-incomplete).
@@ -65,5 +65,19 @@ bench: venv
 mutation: venv
 	nice $(BIN)/python benchmarks/mutation.py $(MODULES)
 
-clean-results:
-	rm -rf results/*/ reports/*.html reports/*.zip .snakemake/
+## The run store (results/runs/<hash>/): list the runs no config in CONFIGS references;
+## `make gc DELETE=1` deletes them. Nothing else ever deletes a run.
+CONFIGS ?= $(wildcard config/*.yaml)
+gc: venv
+	$(BIN)/python -m ablation.store gc $(CONFIGS) $(if $(DELETE),--delete)
+
+## Move finished runs of the old layout (results/<study>/runs/<factor~value>/.../seed~N/) into the
+## run store, without training; a run already there must have the same params_sha256.
+migrate: venv
+	$(BIN)/python -m ablation.store migrate
+
+## The tables, figures and reports of the configs in CONFIGS (their outdirs); the run store
+## (results/runs/) stays: `make gc`.
+clean-results: venv
+	find results -mindepth 1 -maxdepth 1 -type d ! -name runs -exec rm -rf {} +
+	rm -rf reports/*.html reports/*.zip .snakemake/ $$($(BIN)/python -c 'import sys; from ablation.config import load; print(*sorted({load(p).outdir for p in sys.argv[1:]} - {"."}))' $(CONFIGS))

@@ -49,6 +49,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from ablation import store as run_store
 from ablation.workspace import copy_project
 
 HERE = Path(__file__).resolve().parent
@@ -268,11 +269,18 @@ def null_train_rule(work: Path, keep_benchmark: bool = True) -> None:
     path.write_text(text)
 
 
+def run_dirs(work: Path, study: str) -> dict[str, Path]:
+    """run id -> the run's folder in the run store, from the study's index (runs.csv)."""
+    _, rows = run_store.read_index(work / "results" / study / "runs.csv")
+    return {r["run_id"]: work / run_store.STORE / r["hash"] for r in rows}
+
+
 def launchers(work: Path, study: str, run_ids) -> dict[str, int]:
     """How the runs were trained, from their provenance.json: {"fork-server": n, "process": m, ...}."""
     out: dict[str, int] = {}
+    dirs = run_dirs(work, study)
     for run_id in run_ids:
-        path = work / "results" / study / "runs" / run_id / "provenance.json"
+        path = dirs[run_id] / "provenance.json"
         try:
             launcher = str(json.loads(path.read_text()).get("launcher", "missing"))
         except (OSError, ValueError):
@@ -296,8 +304,9 @@ def run_pipeline(tmp: Path, cfg: dict, name: str, cores: int, fork_server: bool 
     summary = read_csv(work / "results" / study / "summary.csv")
     bench_dir = work / "results" / study / "benchmarks"
     job_walls, job_rss = {}, {}
+    dirs = run_dirs(work, study)
     for row in summary:
-        tsv = bench_dir / "train" / f"{row['run_id']}.tsv"
+        tsv = dirs[row["run_id"]] / run_store.BENCHMARK
         if tsv.is_file():
             rec = list(csv.DictReader(tsv.open(), delimiter="\t"))[0]
             job_walls[row["run_id"]] = float(rec["s"])
@@ -475,7 +484,7 @@ def section_speed(tmp: Path, quick: bool) -> dict:
 # ----------------------------------------------------------------------------- section 4
 
 
-RULES_TIMED = ("summarize", "analyze", "figures", "report")
+RULES_TIMED = ("index", "summarize", "analyze", "figures", "report")
 
 
 def shell_commands(dry_run_output: str) -> dict[str, list[str]]:
@@ -550,7 +559,7 @@ def section_scale(tmp: Path, quick: bool) -> dict:
     res["dry_run_bare"] = bare_dry_runs(tmp, n)
     log(f"   writing {n} synthetic runs")
     with Meter() as m:
-        must(run([PY, str(HERE / "synth.py"), "--config", str(cfg_path), "--results", str(work / "results")],
+        must(run([PY, str(HERE / "synth.py"), "--config", str(cfg_path), "--store", str(work / run_store.STORE)],
                  cwd=work), "synth")  # fmt: skip
     res["synth_s"] = m.wall
     with Meter() as m:

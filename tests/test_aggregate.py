@@ -4,11 +4,11 @@ reordered columns and blank lines included; and a row with the wrong number of f
 
 import csv
 import io as _io
-import json
 
 import pytest
 
 from ablation import aggregate as A
+from ablation import store
 from ablation.config import Study
 
 FIXED = {"arch": "encoder", "depth": 2, "epochs": 150}
@@ -27,11 +27,11 @@ def runs(tmp_path):
     one metrics value needs quoting."""
     study = Study("t", "", FIXED, {"norm": ["post", "pre"]}, [0, 1], [])
     for i, run in enumerate(study.runs()):
-        d = tmp_path / "runs" / run.run_id
+        d = tmp_path / "runs" / run.hash
         d.mkdir(parents=True)
         metrics = ["study", "run_id", "seed", "norm", "status", "test_correct", "test_total", "test_acc",
                    "final_train_acc", "device_used"]  # fmt: skip
-        values = ["t", run.run_id, run.settings.seed, run.settings.norm, "ok", 30, 40, 0.75, 0.9,
+        values = ["", run.hash, run.settings.seed, run.settings.norm, "ok", 30, 40, 0.75, 0.9,
                   'cpu, "pinned"' if i == 1 else "cpu"]  # fmt: skip
         (d / "metrics.csv").write_text(_csv([metrics, values]))
         epochs = [[e, 0.01, 1 / (e + 1), 0.5 + e / 400, 0.1 * i + e / 1000] for e in range(150)]
@@ -59,9 +59,9 @@ def _reference(study, root):
         writer = csv.DictWriter(buf, fieldnames=keys + list(columns), lineterminator="\n")
         writer.writeheader()
         for run in study.runs():
-            with open(root / "runs" / run.run_id / name, newline="") as fh:
+            with open(root / "runs" / run.hash / name, newline="") as fh:
                 rows = list(csv.DictReader(fh))
-            with open(root / "runs" / run.run_id / "metrics.csv", newline="") as fh:
+            with open(root / "runs" / run.hash / "metrics.csv", newline="") as fh:
                 metrics = next(csv.DictReader(fh))
             if subsample and len(rows) > A.MAX_CURVE_POINTS:
                 n = len(rows)
@@ -75,7 +75,8 @@ def _reference(study, root):
 
 def test_fast_path_writes_what_dictreader_and_dictwriter_write(runs):
     study, root = runs
-    argv = ["--study-json", json.dumps(study.to_dict()), "--runs-dir", str(root / "runs"),
+    store.write_index(study, root / "runs.csv")
+    argv = ["--study", study.name, "--index", str(root / "runs.csv"), "--store", str(root / "runs"),
             "--summary", str(root / "summary.csv"), "--curves", str(root / "curves.csv"),
             "--init-grads", str(root / "init_grads.csv")]  # fmt: skip
     assert A.main(argv) == 0
@@ -90,7 +91,7 @@ def test_fast_path_writes_what_dictreader_and_dictwriter_write(runs):
 @pytest.mark.parametrize("quoted", [False, True])
 def test_a_row_with_the_wrong_number_of_fields_is_refused_naming_its_line(runs, quoted):
     study, root = runs
-    path = root / "runs" / study.runs()[2].run_id / "init_grads.csv"
+    path = root / "runs" / study.runs()[2].hash / "init_grads.csv"
     path.write_text("layer,grad_norm\n0,0.1\n" + ('1,"0.2",7\n' if quoted else "1,0.2,7\n"))
     with pytest.raises(A.CorruptRunFile, match="init_grads.csv: line 3 has the wrong number of fields"):
-        A.aggregate(study, root / "runs")
+        A.aggregate(study.name, *store.study_index(study), root / "runs")

@@ -74,6 +74,9 @@ CASES = [
     ("typo-top-level", lambda c: c.update(studys={}),
      ["(top level)", "unknown key 'studys'", "did you mean 'studies'"]),
     ("typo-stats", lambda c: c.update(stats={"alfa": 0.1}), ["stats", "unknown key 'alfa'"]),
+    ("outdir-up", lambda c: c.update(outdir="../elsewhere"), ["outdir: '../elsewhere' is not a relative folder"]),
+    ("outdir-absolute", lambda c: c.update(outdir="/tmp/x"), ["outdir: '/tmp/x' is not a relative folder"]),
+    ("study-named-runs", lambda c: c["studies"].update(runs=c["studies"].pop("s1")), ["study 'runs'", "used by"]),
     # wrong types
     ("type-heads-str", lambda c: study(c)["fixed"].update(heads="2"),
      ["study 's1'", "fixed.heads", "string '2'", "expected an integer", "remove the quotes"]),
@@ -213,15 +216,18 @@ def test_bad_config_is_one_line_naming_study_and_key(name, fn, fragments):
 
 
 def test_config_files_of_the_project_are_valid_and_round_trip():
-    from ablation.verify import runs_config
+    from ablation.store import study_from_json
 
     for name in ("config.yaml", "smoke.yaml"):
         cfg = C.load(REPO / "config" / name)
-        runs = {n: [(r.run_id, r.settings) for r in s.runs()] for n, s in cfg.studies.items()}
-        # passed on as JSON (the verify rule passes runs_config): the same runs, the same folders
-        for raw in (cfg.raw, runs_config(cfg)):
-            again = C.validate(json.loads(json.dumps(raw, default=str)))
-            assert {n: [(r.run_id, r.settings) for r in s.runs()] for n, s in again.studies.items()} == runs
+        runs = {n: [(r.run_id, r.hash, r.settings) for r in s.runs()] for n, s in cfg.studies.items()}
+        again = C.validate(json.loads(json.dumps(cfg.raw, default=str)))
+        assert {n: [(r.run_id, r.hash, r.settings) for r in s.runs()] for n, s in again.studies.items()} == runs
+        # the index rule passes each study as JSON with sorted keys: the same run ids, hashes, settings
+        for n, study in cfg.studies.items():
+            d = {k: v for k, v in study.to_dict().items() if k not in ("claims", "description")}
+            again = study_from_json(json.dumps(d, sort_keys=True))
+            assert [(r.run_id, r.hash, r.settings) for r in again.runs()] == runs[n]
 
 
 def test_settings_as_dict_and_json_are_those_of_dataclasses():
@@ -430,10 +436,11 @@ def test_study_round_trips_through_its_dict_exactly():
 
 
 def test_run_ids_and_runs_are_exact():
+    """The factors in a run id come in the schema's order of the settings, whatever the config's order."""
     cfg = C.validate(mutate(lambda c: study(c)["factors"].update(pos_enc=["none"], lr=[0.01])))
     runs = cfg.studies["s1"].runs()
     assert [r.run_id for r in runs] == [
-        f"norm~{n}/pos_enc~none/lr~0.01/seed~{s}" for n in ("post", "pre") for s in (0, 1)
+        f"pos_enc~none/norm~{n}/lr~0.01/seed~{s}" for n in ("post", "pre") for s in (0, 1)
     ]
     assert {r.study for r in runs} == {"s1"}
     assert runs[-1].factors == {"norm": "pre", "pos_enc": "none", "lr": 0.01}

@@ -32,11 +32,12 @@ import psutil
 import pytest
 import yaml
 
-from ablation import aggregate, io
+from ablation import aggregate, io, store
 from ablation import config as C
 from conftest import BIN, REPO, copy_project, snakemake
 
 SMOKE = C.load(REPO / "config" / "smoke.yaml")
+SMOKE_RESULTS = Path(SMOKE.outdir, "results")
 TIMING_COLUMNS = {"train_seconds"}
 LOCKED = "Directory cannot be locked"
 
@@ -138,9 +139,14 @@ def lesson_runs(smoke_run, tmp_path):
     """A private copy of the finished lesson study's run folders (the smoke run is shared)."""
     work, _ = smoke_run
     dest = tmp_path / "runs"
-    shutil.copytree(work / "results" / "lesson" / "runs", dest, symlinks=True)
     study = SMOKE.studies["lesson"]
-    return study, dest, dest / study.runs()[0].run_id
+    for run in study.runs():
+        shutil.copytree(work / store.STORE / run.hash, dest / run.hash, symlinks=True)
+    return study, dest, dest / study.runs()[0].hash
+
+
+def _aggregate(study, runs_dir):
+    return aggregate.aggregate(study.name, *store.study_index(study), runs_dir)
 
 
 def _rewrite_metrics(path: Path, fn):
@@ -195,11 +201,12 @@ def test_aggregate_refuses_corrupt_metrics_naming_the_file(lesson_runs, kind, ca
     corrupt, expected = CORRUPTIONS[kind]
     corrupt(run_dir / "metrics.csv")
     with pytest.raises(aggregate.CorruptRunFile) as info:
-        aggregate.aggregate(study, runs_dir)
+        _aggregate(study, runs_dir)
     assert str(run_dir / "metrics.csv") in str(info.value) and expected in str(info.value)
     # the command line: exit 1, the file named, nothing written
     out = runs_dir.parent / "summary.csv"
-    argv = ["--study-json", json.dumps(study.to_dict()), "--runs-dir", str(runs_dir), "--summary", str(out),
+    store.write_index(study, runs_dir.parent / "runs.csv")
+    argv = ["--study", study.name, "--index", str(runs_dir.parent / "runs.csv"), "--store", str(runs_dir), "--summary", str(out),
             "--curves", str(runs_dir.parent / "curves.csv"), "--init-grads", str(runs_dir.parent / "g.csv")]  # fmt: skip
     assert aggregate.main(argv) == 1
     assert str(run_dir / "metrics.csv") in capsys.readouterr().err
@@ -211,7 +218,7 @@ def test_aggregate_accepts_a_diverged_run_without_test_counts(lesson_runs):
     study, runs_dir, run_dir = lesson_runs
     _rewrite_metrics(run_dir / "metrics.csv", lambda rows: [r | {"status": "diverged", "test_correct": "nan",
                                                                  "test_acc": "nan"} for r in rows])  # fmt: skip
-    summary, _ = aggregate.aggregate(study, runs_dir)
+    summary, _ = _aggregate(study, runs_dir)
     assert [r["status"] for r in summary].count("diverged") == 1
 
 
@@ -221,7 +228,7 @@ def test_aggregate_refuses_truncated_curves(lesson_runs, name):
     path = run_dir / name
     path.write_bytes(path.read_bytes()[:-7])
     with pytest.raises(aggregate.CorruptRunFile, match=re.escape(str(path)) + ": truncated"):
-        aggregate.aggregate(study, runs_dir)
+        _aggregate(study, runs_dir)
 
 
 def test_snakemake_fails_naming_the_corrupt_file(smoke_run, tmp_path):
@@ -229,18 +236,19 @@ def test_snakemake_fails_naming_the_corrupt_file(smoke_run, tmp_path):
     work = tmp_path / "work"
     shutil.copytree(smoke_run[0], work, symlinks=True)
     run = SMOKE.studies["lesson"].runs()[1]
-    rel = f"results/lesson/runs/{run.run_id}/metrics.csv"
-    before = (work / "results/lesson/summary.csv").read_bytes()
+    rel = f"{store.STORE}/{run.hash}/metrics.csv"
+    summary = SMOKE_RESULTS / "lesson/summary.csv"
+    before = (work / summary).read_bytes()
     path = work / rel
     path.write_bytes(path.read_bytes()[:-20])
     # the target first: --configfile takes every following argument
-    proc = snakemake(work, "results/lesson/summary.csv", "--cores", "1", "--configfile", "config/smoke.yaml", check=False)
+    proc = snakemake(work, str(summary), "--cores", "1", "--configfile", "config/smoke.yaml", check=False)
     assert proc.returncode != 0
-    log = (work / "results/lesson/logs/summarize.log").read_text()
+    log = (work / SMOKE_RESULTS / "lesson/logs/summarize.log").read_text()
     assert f"refusing corrupt run file: {rel}: truncated" in log
     assert f"{rel}: truncated" in proc.stdout + proc.stderr  # show-failed-logs prints the log
     # Snakemake removes the failed job's output: no stale summary claims to be up to date
-    assert not (work / "results/lesson/summary.csv").exists() or (work / "results/lesson/summary.csv").read_bytes() == before
+    assert not (work / summary).exists() or (work / summary).read_bytes() == before
 
 
 # ---------------------------------------------------------------- divergence, and a concurrent second run
@@ -299,12 +307,12 @@ def test_second_run_in_the_same_folder_is_refused_and_the_first_is_unharmed(dive
 def test_diverged_run_is_recorded_and_counted(diverging_run):
     work, first_rc, first_out, _, _ = diverging_run
     assert first_rc == 0, first_out[-3000:]
-    runs = work / "results" / "div" / "runs"
-    diverged = pd.read_csv(runs / "lr~10000000000.0" / "seed~0" / "metrics.csv").iloc[0]
+    runs = {r.run_id: work / store.STORE / r.hash for r in C.validate(DIVERGING).studies["div"].runs()}
+    diverged = pd.read_csv(runs["lr~10000000000.0/seed~0"] / "metrics.csv").iloc[0]
     assert diverged["status"] == "diverged"
     assert diverged["epochs_run"] < DIVERGING["defaults"]["epochs"]
     assert pd.isna(diverged["test_acc"])
-    ok = pd.read_csv(runs / "lr~0.01" / "seed~0" / "metrics.csv").iloc[0]
+    ok = pd.read_csv(runs["lr~0.01/seed~0"] / "metrics.csv").iloc[0]
     assert ok["status"] == "ok" and ok["epochs_run"] == DIVERGING["defaults"]["epochs"]
     summary = pd.read_csv(work / "results" / "div" / "summary.csv")
     assert sorted(summary["status"]) == ["diverged", "ok"]
@@ -328,7 +336,7 @@ def test_provenance_has_what_reproduction_needs(smoke_run):
     in_checkout = (REPO / ".git").exists() and shutil.which("git") is not None
     for name, study in SMOKE.studies.items():
         run = study.runs()[-1]
-        prov = json.loads((work / "results" / name / "runs" / run.run_id / "provenance.json").read_text())
+        prov = json.loads((work / store.STORE / run.hash / "provenance.json").read_text())
         assert prov["settings"] == run.settings.as_dict()  # resolved: every setting, defaults included
         assert prov["seed"] == run.settings.seed and prov["data_seed"] == run.settings.effective_data_seed
         assert "git_commit" in prov and "git_dirty" in prov  # None when the code is not in a git checkout
@@ -447,7 +455,7 @@ def test_killed_run_resumes_to_identical_results(smoke_run, tmp_path):
     """
     reference = smoke_run[0]
     work = copy_project(tmp_path / "work")
-    results = work / "results"
+    results = work / "results"  # the run store, and the smoke config's outdir
     run_cmd = [str(BIN / "snakemake"), "--cores", "2", "--configfile", "config/smoke.yaml"]
     n_runs = sum(s.n_runs() for s in SMOKE.studies.values())
     rng = random.Random(6)
@@ -468,7 +476,7 @@ def test_killed_run_resumes_to_identical_results(smoke_run, tmp_path):
         if kills < len(kill_points):
             what, condition, extra = kill_points[kills]
             if _wait_until(proc, condition) and _run_for(proc, extra) is None:
-                state = f"{finished_runs()}/{n_runs} runs, {len(list(results.glob('*/summary.csv')))} summaries"
+                state = f"{finished_runs()}/{n_runs} runs, {len(list((work / SMOKE_RESULTS).glob('*/summary.csv')))} summaries"
                 _kill_everything(proc)
                 kills += 1
                 history.append(f"killed {extra:.1f} s after {what} ({state})")
@@ -488,38 +496,38 @@ def test_killed_run_resumes_to_identical_results(smoke_run, tmp_path):
     assert kills == 3 and history[-1] == "completed", history
     assert lock_refusals >= 1, "a hard kill leaves Snakemake's lock: resuming needs --unlock first"
 
-    leftovers = _check_no_truncated_file(work / "results")
+    leftovers = _check_no_truncated_file(work / "results") + _check_no_truncated_file(work / SMOKE.outdir)
     assert all(p.name.startswith(".") for p in leftovers), leftovers  # only atomic writers' temp files
     print(f"leftover temp files of killed writers: {[str(p.relative_to(work)) for p in leftovers]}")
 
     mismatches = []
     for name, study in SMOKE.studies.items():
         for run in study.runs():
-            rel = Path("results", name, "runs", run.run_id)
+            rel = store.STORE / run.hash
             if _without(work / rel / "metrics.csv") != _without(reference / rel / "metrics.csv"):
                 mismatches.append(str(rel / "metrics.csv"))
             for f in ("curve.csv", "init_grads.csv", "settings.json"):
                 if (work / rel / f).read_bytes() != (reference / rel / f).read_bytes():
                     mismatches.append(str(rel / f))
-        rel = Path("results", name)
+        rel = SMOKE_RESULTS / name
         if _without(work / rel / "summary.csv") != _without(reference / rel / "summary.csv"):
             mismatches.append(str(rel / "summary.csv"))
         for f in ("curves.csv", "init_grads.csv"):
             if (work / rel / f).read_bytes() != (reference / rel / f).read_bytes():
                 mismatches.append(str(rel / f))
-    if _without(work / "results/verify.csv") != _without(reference / "results/verify.csv"):
-        mismatches.append("results/verify.csv")
+    if _without(work / SMOKE_RESULTS / "verify.csv") != _without(reference / SMOKE_RESULTS / "verify.csv"):
+        mismatches.append("verify.csv")
     for name in SMOKE.studies:
-        tables = Path("results", name, "tables")
+        tables = SMOKE_RESULTS / name / "tables"
         if _listing(work / tables) != _listing(reference / tables):
             mismatches.append(f"{tables}: {_listing(work / tables)} != {_listing(reference / tables)}")
         mismatches += [str(tables / f) for f in _listing(reference / tables)
                        if (work / tables / f).read_bytes() != (reference / tables / f).read_bytes()]  # fmt: skip
-    for figures in [Path("results", "figures"), *(Path("results", name, "figures") for name in SMOKE.studies)]:
+    for figures in [SMOKE_RESULTS / "figures", *(SMOKE_RESULTS / name / "figures" for name in SMOKE.studies)]:
         if _listing(work / figures) != _listing(reference / figures):  # every PNG was checked whole above
             mismatches.append(f"{figures}: {_listing(work / figures)} != {_listing(reference / figures)}")
     assert not mismatches, mismatches
-    report = _report_text(work / "reports" / "ablation_report.html")
-    assert report == _report_text(reference / "reports" / "ablation_report.html")
-    assert (work / "reports" / "ablation_report.html").read_text().rstrip().endswith("</html>")
+    report = _report_text(work / SMOKE.outdir / "reports" / "ablation_report.html")
+    assert report == _report_text(reference / SMOKE.outdir / "reports" / "ablation_report.html")
+    assert (work / SMOKE.outdir / "reports" / "ablation_report.html").read_text().rstrip().endswith("</html>")
     assert "Nothing to be done" in snakemake(work, "-n", "--configfile", "config/smoke.yaml").stdout

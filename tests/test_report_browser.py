@@ -31,7 +31,7 @@ def test_report_renders_in_chromium(smoke_run):
     from playwright.sync_api import sync_playwright
 
     work, _ = smoke_run
-    report = work / "reports" / "ablation_report.html"
+    report = work / C.load(REPO / "config" / "smoke.yaml").outdir / "reports" / "ablation_report.html"
     errors = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)

@@ -26,6 +26,7 @@ import pytest
 import yaml
 
 from ablation import config as C
+from ablation.store import LOG, STORE
 from conftest import REPO, copy_project, skip_outside_ci
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cluster"))
@@ -38,6 +39,7 @@ N_TRAIN = sum(s.n_runs() for s in SMOKE.studies.values())
 # Seconds allowed to one Snakemake run (the smoke config takes about 6-7 min on 2 idle cores).
 RUN_TIMEOUT = int(os.environ.get("SLURM_TEST_RUN_TIMEOUT", "1800"))
 LOCAL_RULES = {
+    "index",
     "summarize",
     "analyze",
     "figures",
@@ -132,13 +134,13 @@ def test_smoke_config_runs_through_the_slurm_profile(slurm_smoke):
     assert slurm_smoke.proc.returncode == 0, _tail(out)
     assert "Using workflow specific profile workflow/profiles/slurm" in out
     assert slurm_smoke.log.run_uuid, "no 'SLURM run ID' line: not the SLURM executor?"
-    assert (slurm_smoke.work / "reports" / "ablation_report.html").is_file()
+    assert (slurm_smoke.work / SMOKE.outdir / "reports" / "ablation_report.html").is_file()
 
 
-def _trained_run(task_log: Path) -> tuple[str, str] | None:
-    """The (study, run) an array task trained: the last --target-jobs of its log (task 1's own
+def _trained_run(task_log: Path) -> str | None:
+    """The run (its hash) an array task trained: the last --target-jobs of its log (task 1's own
     command comes first in every task's log; the job step then runs the task's own command)."""
-    found = re.findall(r"--target-jobs train:study=([^,\s]+),run=(\S+)", task_log.read_text(errors="replace"))
+    found = re.findall(r"--target-jobs train:hash=(\w+)", task_log.read_text(errors="replace"))
     return found[-1] if found else None
 
 
@@ -152,7 +154,7 @@ def test_every_training_job_went_through_sbatch(slurm_smoke):
     # ... submitted by Snakemake (the ids in its log are exactly the submissions squeue saw) ...
     assert log.slurm_ids == sr.submissions(jobs), (log.slurm_ids, sr.submissions(jobs))
     # ... and each one trained a different run of the config (the task's kept SLURM log says which).
-    expected = {(name, run.run_id) for name, study in SMOKE.studies.items() for run in study.runs()}
+    expected = {run.hash for study in SMOKE.studies.values() for run in study.runs()}
     logdir = slurm_smoke.work / ".snakemake" / "slurm_logs"
     trained = {}
     for j in train:
@@ -176,14 +178,14 @@ def test_aggregation_and_report_ran_locally(slurm_smoke):
     log = slurm_smoke.log
     n_studies = len(SMOKE.studies)
     for rule in LOCAL_RULES:
-        expected = n_studies if rule in ("summarize", "analyze", "figures") else 1
+        expected = n_studies if rule in ("index", "summarize", "analyze", "figures") else 1
         assert log.local_rules.count(rule) == expected, (rule, log.local_rules)
     assert LOCAL_RULES.isdisjoint(log.remote_rules)
     # SLURM saw only training jobs and the verification (it re-trains a sample of runs)
     assert {j.rule for j in slurm_smoke.jobs} == {"train", "verify"}
     verify = [j for j in slurm_smoke.jobs if j.rule == "verify"]
     assert len(verify) == 1 and verify[0].state == "COMPLETED"
-    checked = pd.read_csv(slurm_smoke.work / "results" / "verify.csv")
+    checked = pd.read_csv(slurm_smoke.work / SMOKE.outdir / "results" / "verify.csv")
     assert len(checked) > 0 and checked["identical"].astype(str).eq("True").all(), checked
 
 
@@ -193,7 +195,7 @@ def test_metrics_identical_to_a_local_run(slurm_smoke, smoke_run):
     compared = 0
     for name, study in SMOKE.studies.items():
         for run in study.runs():
-            rel = Path("results") / name / "runs" / run.run_id / "metrics.csv"
+            rel = STORE / run.hash / "metrics.csv"
             on_slurm = pd.read_csv(slurm_smoke.work / rel).iloc[0]
             local = pd.read_csv(local_work / rel).iloc[0]
             assert on_slurm["threads"] == local["threads"], rel
@@ -217,12 +219,12 @@ def _tiny_config(work: Path) -> str:
         }
     }
     (work / "config" / "tiny.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
-    return "config/tiny.yaml"
+    return "config/tiny.yaml", {r.settings.device: r.hash for r in C.validate(cfg).studies["tiny"].runs()}
 
 
 def test_gpu_request_and_a_failing_job(slurm_partition, tmp_path):
     work = copy_project(tmp_path)
-    tiny = _tiny_config(work)
+    tiny, run_hash = _tiny_config(work)
     base = [
         "--workflow-profile",
         sr.PROFILE,
@@ -244,8 +246,8 @@ def test_gpu_request_and_a_failing_job(slurm_partition, tmp_path):
     assert proc.returncode != 0, _tail(out)
     calls = re.findall(r"sbatch call: (sbatch .*)", out)
     assert len(calls) == 2, calls
-    cpu_calls = [c for c in calls if "device~cpu" in c]
-    gpu_calls = [c for c in calls if "device~cuda" in c]
+    cpu_calls = [c for c in calls if run_hash["cpu"] in c]
+    gpu_calls = [c for c in calls if run_hash["cuda"] in c]
     assert len(cpu_calls) == len(gpu_calls) == 1, calls
     assert "--gpus" not in cpu_calls[0] and "--gres" not in cpu_calls[0]
     assert re.search(r" --gpus=1\b", gpu_calls[0]), gpu_calls[0]
@@ -255,7 +257,7 @@ def test_gpu_request_and_a_failing_job(slurm_partition, tmp_path):
     # job Snakemake prints only "Error in group train".)
     run_jobs = watch.of_run(sr.parse_log(out).run_uuid)
     assert [j.state for j in run_jobs] == ["COMPLETED"], run_jobs
-    assert (work / "results/tiny/runs/device~cpu/seed~0/metrics.csv").is_file()
+    assert (work / STORE / run_hash["cpu"] / "metrics.csv").is_file()
 
     # 2. The CUDA run again, now without a GPU request (--set-resources): SLURM runs it, train.py
     #    fails (no CUDA), and Snakemake reports the failed job and exits non-zero.
@@ -273,6 +275,6 @@ def test_gpu_request_and_a_failing_job(slurm_partition, tmp_path):
     assert len(run_jobs) == 1 and run_jobs[0].state == "FAILED", [(j.key, j.states) for j in run_jobs]
     assert log.slurm_ids == {run_jobs[0].array_job_id}
     assert re.search(r"Error in (rule|group) train", out), _tail(out)
-    assert "CUDA is not available" in (work / "results/tiny/logs/train/device~cuda/seed~0.log").read_text()
-    assert not (work / "results/tiny/runs/device~cuda/seed~0/metrics.csv").exists()
-    assert not (work / "results/tiny/summary.csv").exists()
+    assert "CUDA is not available" in (work / STORE / run_hash["cuda"] / LOG).read_text()
+    assert not (work / STORE / run_hash["cuda"] / "metrics.csv").exists()
+    assert not (work / SMOKE.outdir / "results/tiny/summary.csv").exists()

@@ -10,14 +10,18 @@
 import csv
 import os
 import shutil
+from pathlib import Path
 
 import pandas as pd
 
 from ablation import config as C
 from ablation import verify as V
+from ablation.store import STORE
 from conftest import REPO, snakemake
 
 SMOKE = C.load(REPO / "config" / "smoke.yaml")
+RESULTS, REPORTS = Path(SMOKE.outdir, "results"), Path(SMOKE.outdir, "reports")
+RUN_DIR = {(r.study, r.run_id): STORE / r.hash for s in SMOKE.studies.values() for r in s.runs()}
 
 
 def read_verify(path):
@@ -26,7 +30,7 @@ def read_verify(path):
 
 def test_smoke_run_is_reproduced_bit_identically(smoke_run):
     work, _ = smoke_run
-    df = read_verify(work / "results" / "verify.csv")
+    df = read_verify(work / RESULTS / "verify.csv")
     assert list(df.columns) == V.FIELDS
     assert len(df) == SMOKE.verify["sample"] == 3
     assert df["identical"].tolist() == [True] * 3, df.to_string()
@@ -34,11 +38,12 @@ def test_smoke_run_is_reproduced_bit_identically(smoke_run):
     assert (df["original_sha256"] == df["rerun_sha256"]).all()
     assert df["original_sha256"].str.fullmatch(r"[0-9a-f]{64}").all()
     # the sample is the documented random choice among every finished run
-    runs = V.finished_runs(SMOKE, work / "results")
+    runs = V.finished_runs(sorted(SMOKE.studies), work / RESULTS, work / STORE)
     assert len(runs) == sum(s.n_runs() for s in SMOKE.studies.values())
     chosen = V.choose(runs, SMOKE.verify["sample"], SMOKE.verify["random_seed"])
-    assert [(s, r.run_id) for s, r in chosen] == list(zip(df["study"], df["run_id"]))
-    html = (work / "reports" / "ablation_report.html").read_text()
+    assert [(s, r) for s, r, _ in chosen] == list(zip(df["study"], df["run_id"]))
+    assert all(work / RUN_DIR[s, r] == work / STORE / h for s, r, h in chosen)
+    html = (work / REPORTS / "ablation_report.html").read_text()
     assert "3 of 3 runs reproduced bit-identically" in html
 
 
@@ -51,7 +56,7 @@ def _edit_keeping_mtime(path, fn):
 def test_tampered_results_are_reported_as_mismatches(smoke_run, tmp_path):
     work = tmp_path / "work"
     shutil.copytree(smoke_run[0], work, symlinks=True)
-    sample = read_verify(work / "results" / "verify.csv")
+    sample = read_verify(work / RESULTS / "verify.csv")
     (study_a, run_a), (study_b, run_b) = list(zip(sample["study"], sample["run_id"]))[:2]
 
     def fake_accuracy(path):
@@ -72,8 +77,8 @@ def test_tampered_results_are_reported_as_mismatches(smoke_run, tmp_path):
         lines[-1] = ",".join(fields)
         path.write_text("\n".join(lines) + "\n")
 
-    _edit_keeping_mtime(work / "results" / study_a / "runs" / run_a / "metrics.csv", fake_accuracy)
-    curve_b = work / "results" / study_b / "runs" / run_b / "curve.csv"
+    _edit_keeping_mtime(work / RUN_DIR[study_a, run_a] / "metrics.csv", fake_accuracy)
+    curve_b = work / RUN_DIR[study_b, run_b] / "curve.csv"
     last_line = len(curve_b.read_text().splitlines())
     _edit_keeping_mtime(curve_b, nudge_curve)
 
@@ -81,15 +86,15 @@ def test_tampered_results_are_reported_as_mismatches(smoke_run, tmp_path):
     proc = snakemake(work, "--cores", "2", "--configfile", "config/smoke.yaml", "--forcerun", "verify")
     assert "rule verify" in proc.stdout + proc.stderr
 
-    df = read_verify(work / "results" / "verify.csv").set_index("run_id")
+    df = read_verify(work / RESULTS / "verify.csv").set_index("run_id")
     assert df["identical"].tolist() == [False, False, True]
     assert "test_correct:" in df.loc[run_a, "mismatches"] and "test_acc:" in df.loc[run_a, "mismatches"]
     assert "params_sha256" not in df.loc[run_a, "mismatches"]  # the model itself is what the code produces
     assert df.loc[run_b, "mismatches"].startswith(f"curve.csv: differs from line {last_line}")
     assert df.loc[run_a, "original_sha256"] == df.loc[run_a, "rerun_sha256"]
-    log = (work / "results" / "logs" / "verify.log").read_text()
+    log = (work / RESULTS / "logs" / "verify.log").read_text()
     assert "1 of 3 runs reproduced bit-identically" in log and f"mismatch: {study_a}/{run_a}: " in log
-    html = (work / "reports" / "ablation_report.html").read_text()
+    html = (work / REPORTS / "ablation_report.html").read_text()
     assert "1 of 3 runs reproduced bit-identically" in html
 
 

@@ -11,11 +11,13 @@ import pandas as pd
 import pytest
 
 from ablation import config as C
+from ablation.store import LOG, RUN_FILES, STORE
 from conftest import REPO, copy_project, snakemake
 
 SMOKE = C.load(REPO / "config" / "smoke.yaml")
-RUN_FILES = ("metrics.csv", "curve.csv", "init_grads.csv", "settings.json", "provenance.json")
+RESULTS, REPORTS = Path(SMOKE.outdir, "results"), Path(SMOKE.outdir, "reports")
 STUDY_FILES = (
+    "runs.csv",
     "summary.csv",
     "curves.csv",
     "init_grads.csv",
@@ -73,14 +75,14 @@ def test_smoke_run_produces_every_file(smoke_run):
     for name, study in SMOKE.studies.items():
         for run in study.runs():
             for f in RUN_FILES:
-                if not (work / "results" / name / "runs" / run.run_id / f).is_file():
+                if not (work / STORE / run.hash / f).is_file():
                     missing.append(f"{name}/{run.run_id}/{f}")
         for f in STUDY_FILES:
-            path = work / "results" / name / f
+            path = work / RESULTS / name / f
             if not path.is_file() or path.stat().st_size == 0:
                 missing.append(f"{name}/{f}")
-        assert (work / "results" / name / "benchmarks" / "summarize.tsv").is_file()
-    for f in ("results/checks.csv", "results/figures/positional_encoding.png", "reports/ablation_report.html"):
+        assert (work / RESULTS / name / "benchmarks" / "summarize.tsv").is_file()
+    for f in (RESULTS / "checks.csv", RESULTS / "figures/positional_encoding.png", REPORTS / "ablation_report.html"):
         if not (work / f).is_file():
             missing.append(f)
     assert not missing, missing
@@ -89,7 +91,7 @@ def test_smoke_run_produces_every_file(smoke_run):
 def test_summary_has_one_row_per_combination(smoke_run):
     work, _ = smoke_run
     for name, study in SMOKE.studies.items():
-        summary = pd.read_csv(work / "results" / name / "summary.csv", dtype={"run_id": str})
+        summary = pd.read_csv(work / RESULTS / name / "summary.csv", dtype={"run_id": str})
         assert len(summary) == study.n_runs()
         keys = summary[[*study.factor_names, "seed"]].astype(str).agg("/".join, axis=1)
         assert keys.is_unique
@@ -105,7 +107,7 @@ def test_summary_has_one_row_per_combination(smoke_run):
 def test_no_positional_encoding_is_exactly_at_chance(smoke_run):
     work, _ = smoke_run
     for name in ("lesson", "factorial"):
-        summary = pd.read_csv(work / "results" / name / "summary.csv")
+        summary = pd.read_csv(work / RESULTS / name / "summary.csv")
         blind = summary[(summary["pos_enc"] == "none") & (summary["status"] == "ok")]
         assert len(blind) > 0
         # twins get the same logit: one right and one wrong prediction per pair, exactly half
@@ -116,7 +118,7 @@ def test_no_positional_encoding_is_exactly_at_chance(smoke_run):
 def test_local_training_jobs_ran_in_the_fork_server_which_is_gone(smoke_run):
     work, proc = smoke_run
     launchers = {
-        json.loads(path.read_text())["launcher"] for path in (work / "results").glob("*/runs/**/provenance.json")
+        json.loads(path.read_text())["launcher"] for path in (work / STORE).glob("*/provenance.json")
     }
     assert launchers == {"fork-server"}
     address = re.search(r"ablation\.forkserver, (\S+)\)", proc.stdout + proc.stderr).group(1)
@@ -135,9 +137,9 @@ def test_costliest_training_jobs_start_first(smoke_run):
 
     _, proc = smoke_run
     log = proc.stdout + proc.stderr
-    started = re.findall(r"rule train:\n(?:.*\n)*?\s+wildcards: study=(\S+), run=(\S+)", log)
-    assert len(started) == 56, len(started)
-    runs = {(r.study, r.run_id): r for study in SMOKE.studies.values() for r in study.runs()}
+    started = re.findall(r"rule train:\n(?:.*\n)*?\s+wildcards: hash=(\S+)", log)
+    runs = {r.hash: r for study in SMOKE.studies.values() for r in study.runs()}
+    assert len(started) == len(runs), len(started)
     costs = [cost_estimate(runs[key].settings) for key in started]
     assert len(set(costs)) > 3  # the smoke config has runs of different cost
     assert costs == sorted(costs, reverse=True), list(zip(started, costs))
@@ -151,7 +153,7 @@ def test_second_run_has_nothing_to_do(smoke_run):
 
 def test_report_is_self_contained(smoke_run):
     work, _ = smoke_run
-    html = (work / "reports" / "ablation_report.html").read_text()
+    html = (work / REPORTS / "ablation_report.html").read_text()
     assert 'id="claims-table"' in html and 'id="claims-family"' in html and 'id="plan"' in html
     assert "src=\"data:image/png;base64," in html
     assert not re.search(r'src="(?!data:)', html), "every image is embedded"
@@ -172,8 +174,8 @@ def test_every_job_has_a_log_and_a_benchmark(smoke_run):
     work, _ = smoke_run
     study = SMOKE.studies["lesson"]
     for run in study.runs():
-        assert (work / "results/lesson/logs/train" / f"{run.run_id}.log").is_file()
-        bench = work / "results/lesson/benchmarks/train" / f"{run.run_id}.tsv"
+        assert (work / STORE / run.hash / LOG).is_file()
+        bench = work / STORE / run.hash / "benchmark.tsv"
         with open(bench) as fh:
             assert "max_rss" in next(csv.reader(fh, delimiter="\t"))
 

@@ -1,5 +1,8 @@
 """Collect a study's per-run files into three tidy CSVs.
 
+The study's runs are the rows of its index (``runs.csv``, :mod:`ablation.store`): each row's
+readable run id and factor values, and the hash that names its folder in the run store.
+
 - ``summary.csv``: one row per run (every setting, the status and the final metrics);
 - ``curves.csv``: the learning curves, at most ``MAX_CURVE_POINTS`` epochs per run (evenly spaced,
   the last epoch always kept) so that a 10,000-run study stays small;
@@ -15,15 +18,12 @@ import argparse
 import csv
 import functools
 import io as _io
-import json
 import math
-import operator
 import sys
 from pathlib import Path
 from typing import NamedTuple
 
-from . import io
-from .config import Study
+from . import io, store
 
 MAX_CURVE_POINTS = 100
 REQUIRED_METRICS = ("study", "run_id", "seed", "status", "test_correct", "test_total", "test_acc", "final_train_acc")
@@ -38,7 +38,8 @@ class CorruptRunFile(RuntimeError):
 class Table(NamedTuple):
     """A checked per-run CSV: its header and data rows (blank lines dropped, as ``csv.DictReader``
     does). A *plain* file has no quote character, so a row is its line split on commas: its rows
-    are kept as lines (splitting 3 million lines takes seconds), ``fields`` splits them."""
+    are kept as lines, ``fields`` splits them. This path, and the matching one in ``_write_rows``,
+    keep a 10,000-run study's aggregation within its goal (benchmarks/results.md, section 4)."""
 
     header: list[str]
     rows: list  # lines (str) if plain, else lists of fields
@@ -46,9 +47,6 @@ class Table(NamedTuple):
 
     def fields(self, rows: list) -> list[list[str]]:
         return [line.split(",") for line in rows] if self.plain else rows
-
-
-_count_commas = operator.methodcaller("count", ",")
 
 
 def _read_rows(path: Path, required: tuple[str, ...]) -> Table:
@@ -65,7 +63,7 @@ def _read_rows(path: Path, required: tuple[str, ...]) -> Table:
     if plain:
         rows = [line for line in text.splitlines() if line]
         header = rows.pop(0).split(",") if rows else []
-        widths = [n + 1 for n in map(_count_commas, rows)]
+        widths = [line.count(",") + 1 for line in rows]
     else:
         rows = [row for row in csv.reader(text.splitlines()) if row]
         header = rows.pop(0) if rows else []
@@ -127,7 +125,7 @@ def _write_rows(out, keys: list, table: Table, columns: tuple[str, ...], rows: l
     if not table.plain:
         csv.writer(out, lineterminator="\n").writerows(keys + [r[i] for i in at] for r in rows)
         return
-    # no field needs quoting: write the text directly (~8x faster than csv.writer)
+    # no field needs quoting: write the text directly (see Table's docstring)
     buf = _io.StringIO()
     csv.writer(buf, lineterminator="").writerow(keys)
     prefix = buf.getvalue()
@@ -137,31 +135,35 @@ def _write_rows(out, keys: list, table: Table, columns: tuple[str, ...], rows: l
         out.write("".join(f"{prefix},{','.join([r[i] for i in at])}\n" for r in table.fields(rows)))
 
 
-def key_columns(study: Study) -> list[str]:
+def key_columns(factor_names: list[str]) -> list[str]:
     """The columns that lead every row of curves.csv and init_grads.csv."""
-    return ["run_id", "seed", *study.factor_names]
+    return ["run_id", "seed", *factor_names]
 
 
-def aggregate(study: Study, runs_dir: Path, curves=None, init_grads=None) -> tuple[list[dict], list[str]]:
-    """Read every run of ``study`` under ``runs_dir``; returns (summary rows, metrics header).
+def aggregate(
+    study: str, factor_names: list[str], index: list[dict], store_dir: Path, curves=None, init_grads=None
+) -> tuple[list[dict], list[str]]:
+    """Read every run of ``index`` (rows of the study's runs.csv) from ``store_dir``; returns (summary
+    rows, metrics header). A summary row is the run's metrics.csv row with the study's name and the
+    readable run id (a folder of the store belongs to no study: its own metrics.csv names its hash).
 
-    The learning-curve and gradient rows (``key_columns(study)``, then ``CURVE_COLUMNS`` /
+    The learning-curve and gradient rows (``key_columns``, then ``CURVE_COLUMNS`` /
     ``INIT_GRAD_COLUMNS``) are appended run by run, as CSV lines, to the open text files ``curves``
     / ``init_grads`` rather than kept in memory (10,000 runs are a million curve rows); None
     checks them without writing them.
     """
-    factor_names = study.factor_names
     summary = []
     header: list[str] | None = None
-    for run in study.runs():
-        run_dir = runs_dir / run.run_id
-        run_header, row = read_metrics(run_dir / "metrics.csv", run.run_id)
+    for entry in index:
+        run_dir = store_dir / entry["hash"]
+        run_header, row = read_metrics(run_dir / "metrics.csv", entry["hash"])
         if header is None:
             header = run_header
         elif run_header != header:
             raise CorruptRunFile(f"{run_dir / 'metrics.csv'}: columns differ from the other runs of the study")
+        row["study"], row["run_id"] = study, entry["run_id"]
         summary.append(row)
-        keys = [run.run_id, run.settings.seed, *(row[f] for f in factor_names)]
+        keys = [entry["run_id"], entry["seed"], *(row[f] for f in factor_names)]
         curve = _read_rows(run_dir / "curve.csv", CURVE_COLUMNS)
         if not curve.rows and row["status"] == "ok":
             raise CorruptRunFile(f"{run_dir / 'curve.csv'}: no epochs")
@@ -175,28 +177,28 @@ def aggregate(study: Study, runs_dir: Path, curves=None, init_grads=None) -> tup
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--study-json", required=True, help="the study (name, fixed, factors, seeds) as JSON")
-    ap.add_argument("--runs-dir", required=True, type=Path)
+    ap.add_argument("--study", required=True, help="the study's name, written into summary.csv")
+    ap.add_argument("--index", required=True, type=Path, help="the study's runs.csv")
+    ap.add_argument("--store", required=True, type=Path, help="the run store (results/runs)")
     ap.add_argument("--summary", required=True, type=Path)
     ap.add_argument("--curves", required=True, type=Path)
     ap.add_argument("--init-grads", required=True, type=Path)
     args = ap.parse_args(argv)
-    d = json.loads(args.study_json)
-    study = Study(d["name"], "", d["fixed"], d["factors"], d["seeds"], [])
+    factor_names, index = store.read_index(args.index)
     try:
         with (
             io.atomic_open(args.curves, "w", encoding="utf-8", newline="") as cf,
             io.atomic_open(args.init_grads, "w", encoding="utf-8", newline="") as gf,
         ):
-            csv.writer(cf, lineterminator="\n").writerow(key_columns(study) + list(CURVE_COLUMNS))
-            csv.writer(gf, lineterminator="\n").writerow(key_columns(study) + list(INIT_GRAD_COLUMNS))
-            summary, header = aggregate(study, args.runs_dir, cf, gf)
+            csv.writer(cf, lineterminator="\n").writerow(key_columns(factor_names) + list(CURVE_COLUMNS))
+            csv.writer(gf, lineterminator="\n").writerow(key_columns(factor_names) + list(INIT_GRAD_COLUMNS))
+            summary, header = aggregate(args.study, factor_names, index, args.store, cf, gf)
     except CorruptRunFile as exc:
         print(f"aggregate: refusing corrupt run file: {exc}", file=sys.stderr)
         return 1
     io.write_csv(args.summary, summary, header)
     n_div = sum(r["status"] == "diverged" for r in summary)
-    print(f"aggregated {len(summary)} runs of study {study.name} ({n_div} diverged)")
+    print(f"aggregated {len(summary)} runs of study {args.study} ({n_div} diverged)")
     return 0
 
 

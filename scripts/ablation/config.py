@@ -7,8 +7,8 @@ is reported as ONE line naming the study, the key and what is wrong (:class:`Con
 any job runs.
 
 A run is identified inside its study by ``factor~value/.../seed~N`` (the layout of Snakemake's
-``Paramspace``), so ``results/<study>/runs/<run_id>/`` holds one run, and adding a seed or a factor
-value adds new run folders without renaming the old ones.
+``Paramspace``), its factors in the schema's order of the settings, whatever the config's key
+order; its files live in the run store under the hash of its settings (:mod:`ablation.store`).
 """
 
 from __future__ import annotations
@@ -106,6 +106,7 @@ class Run:
     run_id: str
     factors: dict
     settings: "S.Settings"
+    hash: str  # S.run_hash(settings): the run's folder in the run store
 
 
 @dataclass
@@ -113,7 +114,7 @@ class Study:
     name: str
     description: str
     fixed: dict  # defaults + study's fixed settings (resolved; no factor keys)
-    factors: dict  # name -> list of values, in config order
+    factors: dict  # name -> list of values, names in the schema's order, values in config order
     seeds: list
     claims: list = field(default_factory=list)
 
@@ -138,8 +139,8 @@ class Study:
                 run_id = "/".join(
                     [f"{k}~{format_value(v)}" for k, v in combo.items()] + [f"seed~{seed}"]
                 )
-                values = base | combo | {"seed": seed}
-                out.append(Run(self.name, run_id, combo, S.Settings(**values)))
+                settings = S.Settings(**(base | combo | {"seed": seed}))
+                out.append(Run(self.name, run_id, combo, settings, S.run_hash(settings)))
         return out
 
     def to_dict(self) -> dict:
@@ -164,6 +165,7 @@ class Config:
     stats: dict
     verify: dict
     raw: dict
+    outdir: str = "."  # this config's results/ and reports/ live under it
 
     def study(self, name: str) -> Study:
         try:
@@ -175,7 +177,7 @@ class Config:
 # ---------------------------------------------------------------- validation
 
 # Names directly under results/ that the workflow itself uses (a study folder must not collide).
-RESERVED_STUDY_NAMES = ("benchmarks", "checks.csv", "figures", "logs", "verify.csv")
+RESERVED_STUDY_NAMES = ("benchmarks", "checks.csv", "figures", "logs", "runs", "verify.csv")
 MAX_SEED = 2**63 - 1  # torch.manual_seed's range
 _TYPE_NAMES = {
     "object": "a mapping",
@@ -321,6 +323,8 @@ def _schema_error_line(error: jsonschema.ValidationError, root=None) -> str:
             f"{where}study name {inst!r} is not a safe folder name "
             "(letters, digits, _ . -; starting with a letter or digit)"
         )
+    if error.validator == "pattern" and list(error.absolute_path) == ["outdir"]:
+        return f"{where}{_short(inst)} is not a relative folder without '..' (letters, digits, _ . -, separated by /)"
     if error.validator == "not":
         return f"{where}{error.schema['description']}"
     if error.validator == "enum":
@@ -493,7 +497,10 @@ def _validate(raw: dict) -> Config:
         for key in [plot.get("hue"), plot.get("facet"), *(plot.get("where") or {})]:
             if key and key not in factors:
                 raise ConfigError(f"study {name!r}: plot: {key!r} is not a factor of the study")
-        check_claims(body["claims"], factors, S.setting_specs(), name)
+        # one home per setting: a factor is not also shown as fixed; factors in the schema's order
+        fixed = {k: v for k, v in fixed.items() if k not in factors}
+        factors = {k: factors[k] for k in setting_names if k in factors}
+        check_claims(body["claims"], factors, setting_names, name)
         studies[name] = Study(name, body["description"], fixed, factors, seeds, list(body["claims"]))
     claim_ids = {claim.get("id") for study in studies.values() for claim in study.claims}
     for cid in (cfg.get("report") or {}).get("headline", []):
@@ -505,6 +512,7 @@ def _validate(raw: dict) -> Config:
         stats=cfg["stats"],
         verify=cfg["verify"],
         raw=raw,
+        outdir=cfg["outdir"],
     )
 
 

@@ -82,6 +82,11 @@ def headline(claims: pd.DataFrame, ids: list[str]) -> list[dict]:
     return [claims[claims["id"] == i].iloc[0].to_dict() for i in ids]
 
 
+def resolved_config(study) -> str:
+    """The study's "Resolved configuration": every setting once, fixed (defaults applied) or as a factor."""
+    return yaml.safe_dump({"fixed": study.fixed, "factors": study.factors, "seeds": study.seeds}, sort_keys=False)
+
+
 def study_section(results: Path, name: str, study, stats_cfg: dict) -> dict:
     tdir = results / name / "tables"
     summary = pd.read_csv(results / name / "summary.csv", dtype={"run_id": str})
@@ -92,9 +97,7 @@ def study_section(results: Path, name: str, study, stats_cfg: dict) -> dict:
     return {
         "name": name,
         "description": study.description,
-        "config_yaml": yaml.safe_dump(
-            {"fixed": study.fixed, "factors": study.factors, "seeds": study.seeds}, sort_keys=False
-        ),
+        "config_yaml": resolved_config(study),
         "n_runs": len(summary),
         "n_diverged": diverged,
         "factors": study.factor_names,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import json
 
 import yaml
@@ -100,3 +101,27 @@ def from_dict(values: dict) -> "Settings":
 
 def from_json(text: str) -> "Settings":
     return from_dict(json.loads(text))
+
+
+HASH_CHARS = 16  # 64 bits of sha256: a collision needs billions of runs
+
+
+@functools.cache
+def _number_names() -> frozenset:
+    """Settings the schema declares as ``number``: 1 and 1.0 there are the same setting."""
+    return frozenset(name for name, spec in setting_specs().items() if spec["type"] == "number")
+
+
+def canonical_json(s: "Settings") -> str:
+    """Every setting of ``s`` (defaults applied, seed included) as JSON with sorted keys, numbers of
+    ``number`` settings as floats: the same runs give the same text whatever the config's key order."""
+    values = s.as_dict()
+    for name in _number_names():
+        if type(values[name]) is int:
+            values[name] = float(values[name])
+    return json.dumps(values, sort_keys=True)
+
+
+def run_hash(s: "Settings") -> str:
+    """The name of the run's folder in the run store: a hash of :func:`canonical_json`."""
+    return hashlib.sha256(canonical_json(s).encode()).hexdigest()[:HASH_CHARS]

@@ -1,16 +1,17 @@
 """Re-train a random sample of finished runs in a scratch folder and compare them bit for bit.
 
-    python -m ablation.verify --config-json '{...}' --results results --sample 3 --seed 0 \
-        --out results/verify.csv
+    python -m ablation.verify --studies '["lesson", ...]' --results results --store results/runs \
+        --sample 3 --seed 0 --out results/verify.csv
 
-A run is finished when its ``metrics.csv`` exists. Each sampled run is trained again by
-``python -m ablation.train`` (a fresh process, as under Snakemake) with the settings of the config
-and the thread count recorded in its own ``metrics.csv``; then every column of ``metrics.csv``
-except the timing ones (``params_sha256`` included), and the whole ``curve.csv`` and
-``init_grads.csv``, must be equal as written (CSV floats are written with ``repr``, so equal text is
-equal bits). ``verify.csv`` gets one row per sampled run: study, run_id, identical, mismatches,
-original_sha256, rerun_sha256. Mismatches are printed and listed, but the exit code is 0: a
-mismatch is a finding for the report, not a crash.
+The runs of a study are the rows of its index, ``<results>/<study>/runs.csv`` (:mod:`ablation.store`);
+a run is finished when its folder of the store has a ``metrics.csv``. Each sampled run is trained
+again by ``python -m ablation.train`` (a fresh process, as under Snakemake) with the settings of its
+own ``settings.json`` and the thread count, study and run id recorded in its own ``metrics.csv``;
+then every column of ``metrics.csv`` except the timing ones (``params_sha256`` included), and the
+whole ``curve.csv`` and ``init_grads.csv``, must be equal as written (CSV floats are written with
+``repr``, so equal text is equal bits). ``verify.csv`` gets one row per sampled run: study, run_id,
+identical, mismatches, original_sha256, rerun_sha256. Mismatches are printed and listed, but the
+exit code is 0: a mismatch is a finding for the report, not a crash.
 """
 
 from __future__ import annotations
@@ -24,38 +25,21 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import io
-from .config import validate
+from . import io, store
+from . import settings as S
 
 FIELDS = ["study", "run_id", "identical", "mismatches", "original_sha256", "rerun_sha256"]
 TIMING_COLUMNS = frozenset({"train_seconds"})
 COMPARED_FILES = ("curve.csv", "init_grads.csv")  # compared whole, besides metrics.csv
 
 
-def runs_config(cfg) -> dict:
-    """The part of a validated config that defines the runs (fixed settings, factors, seeds), as a
-    config that validates to the same runs: what the verify rule passes, so that editing a
-    description or a claim does not re-verify. Key order is kept: factor order names the run folders."""
-    return {
-        "studies": {
-            name: {
-                "fixed": {k: v for k, v in study.fixed.items() if k not in study.factors},
-                "factors": study.factors,
-                "seeds": study.seeds,
-            }
-            for name, study in cfg.studies.items()
-        }
-    }
-
-
-def finished_runs(cfg, results: Path) -> list:
-    """Every (study, Run) of the config whose metrics.csv exists, in config order."""
-    return [
-        (name, run)
-        for name, study in cfg.studies.items()
-        for run in study.runs()
-        if (results / name / "runs" / run.run_id / "metrics.csv").is_file()
-    ]
+def finished_runs(studies: list[str], results: Path, store_dir: Path) -> list[tuple[str, str, str]]:
+    """(study, run id, hash) of every run in the studies' indexes whose metrics.csv exists, in index order."""
+    out = []
+    for name in studies:
+        _, rows = store.read_index(results / name / "runs.csv")
+        out += [(name, r["run_id"], r["hash"]) for r in rows if store.is_complete(store_dir / r["hash"])]
+    return out
 
 
 def choose(candidates: list, k: int, seed: int) -> list:
@@ -115,11 +99,11 @@ def _code_note(original_dir: Path, rerun_dir: Path) -> str:
     return f" [differs from the original run's provenance: {', '.join(changed)}]" if changed else ""
 
 
-def verify_run(study: str, run, results: Path, scratch: Path) -> dict:
-    """Re-train one run into ``scratch`` and compare; the row of verify.csv."""
-    original_dir = results / study / "runs" / run.run_id
-    rerun_dir = scratch / study / run.run_id
-    row = {"study": study, "run_id": run.run_id, "identical": False, "mismatches": "",
+def verify_run(study: str, run_id: str, original_dir: Path, scratch: Path) -> dict:
+    """Re-train the run of ``original_dir`` (a folder of the store) into ``scratch`` and compare; the
+    row of verify.csv."""
+    rerun_dir = scratch / original_dir.name
+    row = {"study": study, "run_id": run_id, "identical": False, "mismatches": "",
            "original_sha256": "", "rerun_sha256": ""}  # fmt: skip
     try:
         _, rows = read_csv(original_dir / "metrics.csv")
@@ -129,12 +113,13 @@ def verify_run(study: str, run, results: Path, scratch: Path) -> dict:
     row["original_sha256"] = original.get("params_sha256", "")
     try:
         threads = int(original.get("threads", ""))
-    except ValueError:
-        row["mismatches"] = "original metrics.csv has no usable 'threads' value; not re-trained"
+        settings = S.from_dict(json.loads((original_dir / "settings.json").read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError) as exc:
+        row["mismatches"] = f"original metrics.csv or settings.json unusable ({exc}); not re-trained"
         return row
     cmd = [
-        sys.executable, "-m", "ablation.train", "--settings", run.settings.to_json(), "--outdir", str(rerun_dir),
-        "--threads", str(threads), "--study", study, "--run-id", run.run_id,
+        sys.executable, "-m", "ablation.train", "--settings", settings.to_json(), "--outdir", str(rerun_dir),
+        "--threads", str(threads), "--study", original.get("study", ""), "--run-id", original.get("run_id", ""),
     ]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0 or not (rerun_dir / "metrics.csv").is_file():
@@ -151,23 +136,24 @@ def verify_run(study: str, run, results: Path, scratch: Path) -> dict:
     return row
 
 
-def verify(cfg, results: Path, sample: int, seed: int, scratch: Path | None = None) -> list[dict]:
+def verify(studies: list[str], results: Path, store_dir: Path, sample: int, seed: int, scratch: Path | None = None) -> list[dict]:
     """Re-train ``sample`` randomly chosen finished runs; one row per run."""
-    chosen = choose(finished_runs(cfg, results), sample, seed)
+    chosen = choose(finished_runs(studies, results, store_dir), sample, seed)
     with tempfile.TemporaryDirectory(prefix="ablation-verify-", dir=scratch) as tmp:
         rows = []
-        for study, run in chosen:
-            row = verify_run(study, run, results, Path(tmp))
+        for study, run_id, run_hash in chosen:
+            row = verify_run(study, run_id, store_dir / run_hash, Path(tmp))
             status = "identical" if row["identical"] else f"MISMATCH: {row['mismatches']}"
-            print(f"{study}/{run.run_id}: {status}", flush=True)
+            print(f"{study}/{run_id}: {status}", flush=True)
             rows.append(row)
     return rows
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ablation.verify", description=__doc__.splitlines()[0])
-    ap.add_argument("--config-json", required=True, help="the config (as validated by the workflow) as JSON")
-    ap.add_argument("--results", required=True, type=Path, help="the results folder (results/<study>/runs/...)")
+    ap.add_argument("--studies", required=True, help="JSON list of study names")
+    ap.add_argument("--results", required=True, type=Path, help="the config's results folder (<study>/runs.csv)")
+    ap.add_argument("--store", required=True, type=Path, help="the run store (results/runs)")
     ap.add_argument("--sample", required=True, type=int, help="how many finished runs to re-train")
     ap.add_argument("--seed", required=True, type=int, help="seed of the random choice of runs")
     ap.add_argument("--out", required=True, type=Path, help="verify.csv to write")
@@ -175,8 +161,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.sample < 1:
         ap.error("--sample must be at least 1")
-    cfg = validate(json.loads(args.config_json))
-    rows = verify(cfg, args.results, args.sample, args.seed, args.scratch)
+    rows = verify(json.loads(args.studies), args.results, args.store, args.sample, args.seed, args.scratch)
     io.write_csv(args.out, rows, FIELDS)
     n_ok = sum(r["identical"] for r in rows)
     print(f"{n_ok} of {len(rows)} runs reproduced bit-identically")

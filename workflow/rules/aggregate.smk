@@ -1,70 +1,87 @@
-# Stage 2: per study, the runs' CSVs -> summary.csv -> tables with intervals and claim verdicts.
+# Stage 2: per study, its index (runs.csv: readable run id -> hash in the run store), the runs'
+# CSVs -> summary.csv -> tables with intervals and claim verdicts.
 
 
-rule summarize:
-    input:
-        metrics=study_run_files,
-        curves=lambda wildcards: study_run_files(wildcards, "curve.csv"),
-        init_grads=lambda wildcards: study_run_files(wildcards, "init_grads.csv"),
+rule index:
     output:
-        summary="results/{study}/summary.csv",
-        curves="results/{study}/curves.csv",
-        init_grads="results/{study}/init_grads.csv",
+        f"{RESULTS}/{{study}}/runs.csv",
     log:
-        "results/{study}/logs/summarize.log",
+        f"{RESULTS}/{{study}}/logs/index.log",
     benchmark:
-        "results/{study}/benchmarks/summarize.tsv"
+        f"{RESULTS}/{{study}}/benchmarks/index.tsv"
     conda:
         "../../environment.yml"
     params:
         study=study_json,
     shell:
-        "python -m ablation.aggregate --study-json {params.study:q}"
-        " --runs-dir results/{wildcards.study}/runs --summary {output.summary:q}"
+        "python -m ablation.store index --study-json {params.study:q} --out {output:q} > {log:q} 2>&1"
+
+
+rule summarize:
+    input:
+        index=f"{RESULTS}/{{study}}/runs.csv",
+        metrics=study_run_files,
+        curves=study_curves,
+        init_grads=study_init_grads,
+    output:
+        summary=f"{RESULTS}/{{study}}/summary.csv",
+        curves=f"{RESULTS}/{{study}}/curves.csv",
+        init_grads=f"{RESULTS}/{{study}}/init_grads.csv",
+    log:
+        f"{RESULTS}/{{study}}/logs/summarize.log",
+    benchmark:
+        f"{RESULTS}/{{study}}/benchmarks/summarize.tsv"
+    conda:
+        "../../environment.yml"
+    params:
+        store=STORE,
+    shell:
+        "python -m ablation.aggregate --study {wildcards.study} --index {input.index:q}"
+        " --store {params.store:q} --summary {output.summary:q}"
         " --curves {output.curves:q} --init-grads {output.init_grads:q} > {log:q} 2>&1"
 
 
 rule analyze:
     input:
-        summary="results/{study}/summary.csv",
+        summary=f"{RESULTS}/{{study}}/summary.csv",
     output:
         cells=report(
-            "results/{study}/tables/cells.csv",
+            f"{RESULTS}/{{study}}/tables/cells.csv",
             caption="../report/cells.rst",
             category="{study}",
             subcategory="Tables",
         ),
-        cells_md="results/{study}/tables/cells.md",
-        cells_html="results/{study}/tables/cells.html",
+        cells_md=f"{RESULTS}/{{study}}/tables/cells.md",
+        cells_html=f"{RESULTS}/{{study}}/tables/cells.html",
         comparisons=report(
-            "results/{study}/tables/comparisons.csv",
+            f"{RESULTS}/{{study}}/tables/comparisons.csv",
             caption="../report/comparisons.rst",
             category="{study}",
             subcategory="Tables",
         ),
         stability=report(
-            "results/{study}/tables/stability.csv",
+            f"{RESULTS}/{{study}}/tables/stability.csv",
             caption="../report/stability.rst",
             category="{study}",
             subcategory="Tables",
         ),
         main_effects=report(
-            "results/{study}/tables/main_effects.csv",
+            f"{RESULTS}/{{study}}/tables/main_effects.csv",
             caption="../report/main_effects.rst",
             category="{study}",
             subcategory="Tables",
         ),
-        seed_variance="results/{study}/tables/seed_variance.csv",
-        interactions="results/{study}/tables/interactions.csv",
+        seed_variance=f"{RESULTS}/{{study}}/tables/seed_variance.csv",
+        interactions=f"{RESULTS}/{{study}}/tables/interactions.csv",
     log:
-        "results/{study}/logs/analyze.log",
+        f"{RESULTS}/{{study}}/logs/analyze.log",
     benchmark:
-        "results/{study}/benchmarks/analyze.tsv"
+        f"{RESULTS}/{{study}}/benchmarks/analyze.tsv"
     conda:
         "../../environment.yml"
     params:
         analysis=analysis_json,
-        outdir=lambda wildcards, output: os.path.dirname(output.cells),
+        outdir=output_dir,
     shell:
         "python -m ablation.analyze --analysis-json {params.analysis:q}"
         " --summary {input.summary:q} --outdir {params.outdir:q} > {log:q} 2>&1"
@@ -74,19 +91,19 @@ rule analyze:
 # read every study's results.
 rule claims:
     input:
-        summaries=per_study("results/{study}/summary.csv"),
-        init_grads=per_study("results/{study}/init_grads.csv"),
+        summaries=per_study_by_name(f"{RESULTS}/{{study}}/summary.csv"),
+        init_grads=per_study_by_name(f"{RESULTS}/{{study}}/init_grads.csv"),
     output:
         report(
-            "results/{study}/tables/claims.csv",
+            f"{RESULTS}/{{study}}/tables/claims.csv",
             caption="../report/claims.rst",
             category="{study}",
             subcategory="Claims",
         ),
     log:
-        "results/{study}/logs/claims.log",
+        f"{RESULTS}/{{study}}/logs/claims.log",
     benchmark:
-        "results/{study}/benchmarks/claims.tsv"
+        f"{RESULTS}/{{study}}/benchmarks/claims.tsv"
     conda:
         "../../environment.yml"
     params:

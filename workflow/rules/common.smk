@@ -5,6 +5,7 @@ import sys
 
 from ablation import config as ablation_config
 from ablation import outputs
+from ablation import store as run_store
 from ablation.settings import cost_estimate
 
 try:
@@ -16,9 +17,13 @@ STUDIES = CFG.studies
 RUNS = {
     name: {run.run_id: run for run in study.runs()} for name, study in STUDIES.items()
 }
-ANY_CUDA = any(
-    run.settings.device == "cuda" for runs in RUNS.values() for run in runs.values()
-)
+# One training job per distinct settings: studies and configs share a run of the store.
+RUN_BY_HASH = {run.hash: run for runs in RUNS.values() for run in runs.values()}
+ANY_CUDA = any(run.settings.device == "cuda" for run in RUN_BY_HASH.values())
+STORE = run_store.STORE.as_posix()
+# This config's own outputs: a second config with another outdir never overwrites them.
+RESULTS = os.path.normpath(os.path.join(CFG.outdir, "results"))
+REPORTS = os.path.normpath(os.path.join(CFG.outdir, "reports"))
 
 
 envvars:
@@ -27,6 +32,7 @@ envvars:
 
 # Light jobs run on the submitting host under a cluster executor (workflow/profiles/slurm).
 localrules:
+    index,
     summarize,
     analyze,
     claims,
@@ -40,27 +46,20 @@ localrules:
 os.environ["PATH"] = os.pathsep.join(
     [os.path.dirname(sys.executable), os.environ["PATH"]]
 )
-RUN_FILES = (
-    "metrics.csv",
-    "curve.csv",
-    "init_grads.csv",
-    "settings.json",
-    "provenance.json",
-)
 
 
 wildcard_constraints:
     study="|".join(STUDIES),
-    run=r"[^/]+~[^/]+(/[^/]+~[^/]+)*",
+    hash=run_store.HASH_PATTERN,
 
 
 def run_of(wildcards):
-    """The Run (settings included) that a train job's wildcards name."""
+    """The Run (settings included) that a train job's hash names."""
     try:
-        return RUNS[wildcards.study][wildcards.run]
+        return RUN_BY_HASH[wildcards.hash]
     except KeyError:
         raise ValueError(
-            f"{wildcards.study}/{wildcards.run} is not a run of the config"
+            f"{STORE}/{wildcards.hash} is not a run of the config"
         ) from None
 
 
@@ -79,16 +78,25 @@ def train_priority(wildcards):
 
 
 def study_run_files(wildcards, name="metrics.csv"):
-    study = wildcards.study
-    return [f"results/{study}/runs/{run_id}/{name}" for run_id in RUNS[study]]
+    """A per-run file of every run of the study, in the run store."""
+    return [f"{STORE}/{run.hash}/{name}" for run in RUNS[wildcards.study].values()]
+
+
+def study_curves(wildcards):
+    return study_run_files(wildcards, "curve.csv")
+
+
+def study_init_grads(wildcards):
+    return study_run_files(wildcards, "init_grads.csv")
 
 
 def study_json(wildcards):
-    """What defines a study's runs (fixed settings, factors, seeds): a change re-aggregates it."""
+    """What defines a study's runs (fixed settings, factors, seeds): a change rewrites its index.
+    Sorted keys: the config's key order changes nothing."""
     study = STUDIES[wildcards.study].to_dict()
     study.pop("claims")
     study.pop("description")
-    return json.dumps(study)  # key order matters: factor order names the run folders
+    return json.dumps(study, sort_keys=True)
 
 
 def analysis_json(wildcards):
@@ -101,16 +109,47 @@ def analysis_json(wildcards):
 
 def family_json(wildcards):
     """What the claims' verdicts depend on beyond the results: every study's factors and claims
-    (one error family, in the order of the summaries) and the stats settings."""
+    (one error family; studies in name order, as per_study_by_name lists their summaries) and the
+    stats settings."""
     studies = {
         name: {"factors": study.factor_names, "claims": study.claims}
         for name, study in STUDIES.items()
     }
-    return json.dumps({"stats": CFG.stats, "studies": studies})
+    return json.dumps({"stats": CFG.stats, "studies": studies}, sort_keys=True)
 
 
 def per_study(pattern):
     return expand(pattern, study=list(STUDIES))
+
+
+def per_study_by_name(pattern):
+    """Per study in name order, as family_json lists them: the claims do not depend on key order."""
+    return expand(pattern, study=sorted(STUDIES))
+
+
+def output_dir(wildcards, output):
+    """The folder of a rule's first output (where the command writes its files)."""
+    return os.path.dirname(output[0])
+
+
+def input_dir(wildcards, input):
+    """The folder of a rule's first input (the results folder the command reads)."""
+    return os.path.dirname(input[0])
+
+
+def config_json(wildcards):
+    """The config as given: the report shows it."""
+    return json.dumps(CFG.raw, default=str)
+
+
+def studies_json(wildcards):
+    """The studies in config order (the report's order)."""
+    return json.dumps(list(STUDIES))
+
+
+def sorted_studies_json(wildcards):
+    """The studies sorted by name: what verify samples from does not depend on the config's key order."""
+    return json.dumps(sorted(STUDIES))
 
 
 def study_factors_json(wildcards):
@@ -129,12 +168,14 @@ def figure_captions(wildcards):
     return {figure.name: figure.caption for figure in outputs.FIGURES}
 
 
-def figures_outdir(wildcards, output):
-    return os.path.dirname(output[0])
+def max_setting(name):
+    """The largest value of a setting over every run of the config (a named helper per use)."""
+    return max(getattr(run.settings, name) for run in RUN_BY_HASH.values())
 
 
-def largest_setting(name):
-    """The largest value of a setting over every run of the config (the overview figure's size)."""
-    return max(
-        getattr(run.settings, name) for runs in RUNS.values() for run in runs.values()
-    )
+def max_seq_len(wildcards):
+    return max_setting("seq_len")
+
+
+def max_d_model(wildcards):
+    return max_setting("d_model")

@@ -3,13 +3,13 @@
 
 rule figures:
     input:
-        summary="results/{study}/summary.csv",
-        curves="results/{study}/curves.csv",
-        init_grads="results/{study}/init_grads.csv",
+        summary=f"{RESULTS}/{{study}}/summary.csv",
+        curves=f"{RESULTS}/{{study}}/curves.csv",
+        init_grads=f"{RESULTS}/{{study}}/init_grads.csv",
     output:
         **{
             figure.name: report(
-                f"results/{{study}}/{figure.file}",
+                f"{RESULTS}/{{study}}/{figure.file}",
                 caption="../report/study_figures.rst",
                 category="{study}",
                 subcategory="Figures",
@@ -17,9 +17,9 @@ rule figures:
             for figure in outputs.FIGURES
         },
     log:
-        "results/{study}/logs/figures.log",
+        f"{RESULTS}/{{study}}/logs/figures.log",
     benchmark:
-        "results/{study}/benchmarks/figures.tsv"
+        f"{RESULTS}/{{study}}/benchmarks/figures.tsv"
     conda:
         "../../environment.yml"
     params:
@@ -27,7 +27,7 @@ rule figures:
         plot=study_plot_json,
         confidence=CFG.stats["confidence"],
         captions=figure_captions,
-        outdir=figures_outdir,
+        outdir=output_dir,
     shell:
         "python -m ablation.plots --factors {params.factors:q} --plot {params.plot:q}"
         " --confidence {params.confidence} --summary {input.summary:q} --curves {input.curves:q}"
@@ -37,19 +37,19 @@ rule figures:
 rule positional_encoding_figure:
     output:
         report(
-            "results/figures/positional_encoding.png",
+            f"{RESULTS}/figures/positional_encoding.png",
             caption="../report/positional_encoding.rst",
             category="Overview",
         ),
     log:
-        "results/logs/positional_encoding_figure.log",
+        f"{RESULTS}/logs/positional_encoding_figure.log",
     benchmark:
-        "results/benchmarks/positional_encoding_figure.tsv"
+        f"{RESULTS}/benchmarks/positional_encoding_figure.tsv"
     conda:
         "../../environment.yml"
     params:
-        seq_len=largest_setting("seq_len"),
-        d_model=largest_setting("d_model"),
+        seq_len=max_seq_len,
+        d_model=max_d_model,
     shell:
         "python -m ablation.plots --pe-figure {output:q} --seq-len {params.seq_len}"
         " --d-model {params.d_model} > {log:q} 2>&1"

@@ -4,14 +4,14 @@
 rule implementation_checks:
     output:
         report(
-            "results/checks.csv",
+            f"{RESULTS}/checks.csv",
             caption="../report/checks.rst",
             category="Overview",
         ),
     log:
-        "results/logs/implementation_checks.log",
+        f"{RESULTS}/logs/implementation_checks.log",
     benchmark:
-        "results/benchmarks/implementation_checks.tsv"
+        f"{RESULTS}/benchmarks/implementation_checks.tsv"
     conda:
         "../../environment.yml"
     shell:
@@ -20,35 +20,36 @@ rule implementation_checks:
 
 rule report:
     input:
-        checks="results/checks.csv",
-        pe_figure="results/figures/positional_encoding.png",
-        verify="results/verify.csv",
-        summaries=per_study("results/{study}/summary.csv"),
+        checks=f"{RESULTS}/checks.csv",
+        pe_figure=f"{RESULTS}/figures/positional_encoding.png",
+        verify=f"{RESULTS}/verify.csv",
+        summaries=per_study(f"{RESULTS}/{{study}}/summary.csv"),
         tables=[
             path
             for table in outputs.TABLES
-            for path in per_study(f"results/{{study}}/{table.file}")
+            for path in per_study(f"{RESULTS}/{{study}}/{table.file}")
         ],
         figures=[
             path
             for figure in outputs.FIGURES
-            for path in per_study(f"results/{{study}}/{figure.file}")
+            for path in per_study(f"{RESULTS}/{{study}}/{figure.file}")
         ],
     output:
         report(
-            "reports/ablation_report.html",
+            f"{REPORTS}/ablation_report.html",
             caption="../report/ablation_report.rst",
             category="Overview",
         ),
     log:
-        "results/logs/report.log",
+        f"{RESULTS}/logs/report.log",
     benchmark:
-        "results/benchmarks/report.tsv"
+        f"{RESULTS}/benchmarks/report.tsv"
     conda:
         "../../environment.yml"
     params:
-        config=lambda wildcards: json.dumps(CFG.raw, default=str),
-        studies=lambda wildcards: json.dumps(list(STUDIES)),
+        config=config_json,
+        studies=studies_json,
+        results=input_dir,
     shell:
         "python -m ablation.report --config-json {params.config:q} --studies {params.studies:q}"
-        " --results results --out {output:q} > {log:q} 2>&1"
+        " --results {params.results:q} --out {output:q} > {log:q} 2>&1"

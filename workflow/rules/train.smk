@@ -1,19 +1,20 @@
-# Stage 1: one training job per (study, factor combination, seed).
+# Stage 1: one training job per distinct run settings, into the run store: results/runs/<hash>/,
+# the hash of the run's canonical settings (ablation.store), shared by every study and config.
 # `ablation.forkserver train` = `ablation.train`, forked from a server that imported torch once
 # (started by the onstart hook in the Snakefile when jobs run locally; see its docstring).
 
 
 rule train:
     output:
-        metrics="results/{study}/runs/{run}/metrics.csv",
-        curve="results/{study}/runs/{run}/curve.csv",
-        init_grads="results/{study}/runs/{run}/init_grads.csv",
-        settings="results/{study}/runs/{run}/settings.json",
-        provenance="results/{study}/runs/{run}/provenance.json",
+        metrics=f"{STORE}/{{hash}}/metrics.csv",
+        curve=f"{STORE}/{{hash}}/curve.csv",
+        init_grads=f"{STORE}/{{hash}}/init_grads.csv",
+        settings=f"{STORE}/{{hash}}/settings.json",
+        provenance=f"{STORE}/{{hash}}/provenance.json",
     log:
-        "results/{study}/logs/train/{run}.log",
+        f"{STORE}/{{hash}}/{run_store.LOG}",
     benchmark:
-        "results/{study}/benchmarks/train/{run}.tsv"
+        f"{STORE}/{{hash}}/{run_store.BENCHMARK}"
     priority: train_priority
     conda:
         "../../environment.yml"
@@ -23,7 +24,7 @@ rule train:
         gpu=train_gpu if ANY_CUDA else 0,
     params:
         settings=run_settings_json,
-        outdir="results/{study}/runs/{run}",
+        outdir=f"{STORE}/{{hash}}",
     shell:
         "python -m ablation.forkserver train --settings {params.settings:q} --outdir {params.outdir:q}"
-        " --threads {threads} --study {wildcards.study} --run-id {wildcards.run:q} > {log:q} 2>&1"
+        " --threads {threads} --run-id {wildcards.hash} > {log:q} 2>&1"

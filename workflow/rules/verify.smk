@@ -1,17 +1,17 @@
 # Stage 5: re-train a random sample of finished runs in a scratch folder and compare them bit for
-# bit with the originals (metrics but timing, params_sha256, curves): results/verify.csv.
-from ablation import verify as ablation_verify
+# bit with the originals in the run store (metrics but timing, params_sha256, curves): verify.csv.
 
 
 rule verify:
     input:
-        summaries=per_study("results/{study}/summary.csv"),
+        indexes=per_study(f"{RESULTS}/{{study}}/runs.csv"),
+        summaries=per_study(f"{RESULTS}/{{study}}/summary.csv"),
     output:
-        "results/verify.csv",
+        f"{RESULTS}/verify.csv",
     log:
-        "results/logs/verify.log",
+        f"{RESULTS}/logs/verify.log",
     benchmark:
-        "results/benchmarks/verify.tsv"
+        f"{RESULTS}/benchmarks/verify.tsv"
     conda:
         "../../environment.yml"
     threads: CFG.train_threads
@@ -19,10 +19,12 @@ rule verify:
         # it re-trains runs as their settings say: a GPU when any run asks for CUDA
         gpu=int(ANY_CUDA),
     params:
-        # only what defines the runs: a new description or claim does not re-verify
-        config=lambda wildcards: json.dumps(ablation_verify.runs_config(CFG)),
+        studies=sorted_studies_json,
+        results=output_dir,
+        store=STORE,
         sample=CFG.verify["sample"],
         random_seed=CFG.verify["random_seed"],
     shell:
-        "python -m ablation.verify --config-json {params.config:q} --results results"
-        " --sample {params.sample} --seed {params.random_seed} --out {output:q} > {log:q} 2>&1"
+        "python -m ablation.verify --studies {params.studies:q} --results {params.results:q}"
+        " --store {params.store:q} --sample {params.sample} --seed {params.random_seed}"
+        " --out {output:q} > {log:q} 2>&1"

@@ -1,0 +1,219 @@
+"""The run store: every run in ``results/runs/<hash>/``, named by the hash of its settings.
+
+A run is a pure function of its settings (``ablation.settings.run_hash``: every setting, defaults
+applied, as canonical JSON), so two studies or two configs that need the same settings share one
+folder and one training job, and a config's key order never renames a run. A study refers to its
+runs through an index, ``<outdir>/results/<study>/runs.csv``: the readable run id
+(``pos_enc~none/seed~0``), the hash, the factor values and the seed.
+
+    python -m ablation.store index --study-json '{...}' --out RESULTS/STUDY/runs.csv
+    python -m ablation.store gc CONFIG.yaml [...] [--delete]    # runs no given config references
+    python -m ablation.store migrate [--results results]        # results/<study>/runs/... -> the store
+
+A run folder is complete when its ``metrics.csv`` exists: training writes it last, atomically.
+Nothing here deletes a run unless asked to (``gc --delete``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from . import io
+from . import settings as S
+from .config import ConfigError, Study, format_value, load
+
+STORE = Path("results/runs")
+RUN_FILES = ("metrics.csv", "curve.csv", "init_grads.csv", "settings.json", "provenance.json")
+LOG, BENCHMARK = "train.log", "benchmark.tsv"  # the train job's log and benchmark, beside its files
+HASH_PATTERN = rf"[0-9a-f]{{{S.HASH_CHARS}}}"
+INDEX_KEYS = ("run_id", "hash")  # then the factors, then seed
+
+
+def is_complete(run_dir: Path) -> bool:
+    return (Path(run_dir) / "metrics.csv").is_file()
+
+
+# ---------------------------------------------------------------- the index of a study
+
+
+def study_index(study: Study) -> tuple[list[str], list[dict]]:
+    """(factor names, rows) of a study's runs.csv, in the study's run order: what read_index returns."""
+    rows = [
+        {"run_id": run.run_id, "hash": run.hash}
+        | {f: format_value(run.factors[f]) for f in study.factor_names}
+        | {"seed": str(run.settings.seed)}
+        for run in study.runs()
+    ]
+    return study.factor_names, rows
+
+
+def write_index(study: Study, path: Path) -> None:
+    factor_names, rows = study_index(study)
+    io.write_csv(path, rows, [*INDEX_KEYS, *factor_names, "seed"])
+
+
+def read_index(path: Path) -> tuple[list[str], list[dict]]:
+    """(factor names, rows as dicts) of a study's runs.csv."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        header = list(reader.fieldnames or [])
+        rows = list(reader)
+    if header[: len(INDEX_KEYS)] != list(INDEX_KEYS) or header[-1:] != ["seed"]:
+        raise ValueError(f"{path}: not a run index (columns {','.join(header)})")
+    return header[len(INDEX_KEYS) : -1], rows
+
+
+def study_from_json(text: str) -> Study:
+    """The study the workflow passes as JSON with sorted keys, its factors back in the schema's order."""
+    d = json.loads(text)
+    factors = {name: d["factors"][name] for name in S.setting_specs() if name in d["factors"]}
+    return Study(d["name"], "", d["fixed"], factors, d["seeds"], [])
+
+
+# ---------------------------------------------------------------- gc
+
+
+def referenced(config_paths: list) -> set[str]:
+    """The hashes of every run of every study of the given configs."""
+    return {run.hash for path in config_paths for study in load(path).studies.values() for run in study.runs()}
+
+
+def orphans(store: Path, keep: set[str]) -> list[Path]:
+    """Run folders of the store that are not in ``keep``, sorted."""
+    if not store.is_dir():
+        return []
+    return sorted(d for d in store.iterdir() if d.is_dir() and re.fullmatch(HASH_PATTERN, d.name) and d.name not in keep)
+
+
+def _describe_run(run_dir: Path) -> str:
+    try:
+        settings = json.loads((run_dir / "settings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "incomplete (no settings.json)"
+    shown = {k: v for k, v in settings.items() if v != S.defaults().get(k, object())}
+    state = "complete" if is_complete(run_dir) else "incomplete"
+    return f"{state}; non-default settings {json.dumps(shown, sort_keys=True)}"
+
+
+def gc(config_paths: list, store: Path, delete: bool) -> list[Path]:
+    found = orphans(store, referenced(config_paths))
+    for run_dir in found:
+        print(f"{'deleting' if delete else 'orphan'} {run_dir}: {_describe_run(run_dir)}")
+        if delete:
+            shutil.rmtree(run_dir)
+    what = "deleted" if delete else "unreferenced (delete them with --delete)"
+    print(f"{len(found)} run(s) of {store} {what}; configs: {', '.join(map(str, config_paths))}")
+    return found
+
+
+# ---------------------------------------------------------------- migration of results/<study>/runs/
+
+
+def _params_sha256(metrics: Path) -> str:
+    with open(metrics, encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return rows[0]["params_sha256"] if len(rows) == 1 else ""
+
+
+def _restamp(run_dir: Path, run_hash: str) -> None:
+    """Give a run moved into the store the study and run id that training in the store writes."""
+    path = run_dir / "metrics.csv"
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        header, rows = list(reader.fieldnames or []), list(reader)
+    for row in rows:
+        row.update(study="", run_id=run_hash)
+    prov_path = run_dir / "provenance.json"
+    if prov_path.is_file():
+        prov = json.loads(prov_path.read_text(encoding="utf-8"))
+        prov.update(study="", run_id=run_hash)
+        io.write_json(prov_path, prov)
+    io.write_csv(path, rows, header)  # last: metrics.csv says "complete"
+
+
+def migrate(results: Path, store: Path) -> int:
+    """Move every finished run of ``results/<study>/runs/`` into the store, without training; a run
+    whose settings are already in the store must have the same params_sha256 (then the old copy is
+    dropped), else both are kept and reported. Returns the number of conflicts."""
+    moved = same = conflicts = incomplete = 0
+    for runs_root in sorted(p for p in results.glob("*/runs") if p.resolve() != store.resolve()):
+        study_dir = runs_root.parent
+        for metrics in sorted(runs_root.rglob("metrics.csv")):
+            old = metrics.parent
+            run_id = old.relative_to(runs_root).as_posix()
+            settings = S.from_dict(json.loads((old / "settings.json").read_text(encoding="utf-8")))
+            target = store / S.run_hash(settings)
+            sha = _params_sha256(metrics)
+            if is_complete(target):
+                if _params_sha256(target / "metrics.csv") == sha:
+                    shutil.rmtree(old)
+                    same += 1
+                else:
+                    print(f"conflict: {old} and {target} have the same settings, different params_sha256")
+                    conflicts += 1
+                continue
+            _restamp(old, target.name)
+            if target.exists():
+                shutil.rmtree(target)  # an incomplete run: training would redo it
+            target.parent.mkdir(parents=True, exist_ok=True)
+            io.move(old, target)
+            for src, name in (
+                (study_dir / "logs" / "train" / f"{run_id}.log", LOG),
+                (study_dir / "benchmarks" / "train" / f"{run_id}.tsv", BENCHMARK),
+            ):
+                if src.is_file():
+                    io.move(src, target / name)
+            if _params_sha256(target / "metrics.csv") != sha:
+                raise RuntimeError(f"{target}: params_sha256 changed while moving {old}")
+            moved += 1
+        incomplete += sum(1 for d in runs_root.rglob("seed~*") if d.is_dir() and not is_complete(d))
+        for d in sorted((p for p in runs_root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+            if not any(d.iterdir()):
+                d.rmdir()
+        if not any(runs_root.iterdir()):
+            runs_root.rmdir()
+    print(
+        f"moved {moved} run(s) into {store}; {same} already there with the same params_sha256 (old copy removed);"
+        f" {conflicts} conflict(s); {incomplete} incomplete run folder(s) left in place"
+    )
+    return conflicts
+
+
+# ---------------------------------------------------------------- command line
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m ablation.store", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("index", help="write a study's runs.csv")
+    p.add_argument("--study-json", required=True, help="the study (name, fixed, factors, seeds) as JSON")
+    p.add_argument("--out", required=True, type=Path)
+    p = sub.add_parser("gc", help="list (or --delete) the store's runs that no given config references")
+    p.add_argument("configs", nargs="+", type=Path)
+    p.add_argument("--store", type=Path, default=STORE)
+    p.add_argument("--delete", action="store_true", help="delete them (without it, only list them)")
+    p = sub.add_parser("migrate", help="move results/<study>/runs/<factor~value>/.../seed~N/ into the store")
+    p.add_argument("--results", type=Path, default=Path("results"))
+    p.add_argument("--store", type=Path, default=STORE)
+    args = ap.parse_args(argv)
+    if args.command == "index":
+        write_index(study_from_json(args.study_json), args.out)
+        return 0
+    if args.command == "gc":
+        try:
+            gc(args.configs, args.store, args.delete)
+        except ConfigError as exc:
+            print(f"config error: {exc}", file=sys.stderr)
+            return 1
+        return 0
+    return int(migrate(args.results, args.store) > 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
