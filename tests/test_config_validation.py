@@ -30,6 +30,7 @@ import pytest
 import yaml
 
 from ablation import config as C
+from ablation import settings as S
 from conftest import REPO, copy_project, snakemake
 
 # A tiny valid config: one study, 4 runs of 2 epochs (if a check were missed, running it is cheap).
@@ -54,6 +55,11 @@ def mutate(fn):
 
 def study(cfg):
     return cfg["studies"]["s1"]
+
+
+def claim(**keys):
+    """A mutation giving s1 one claim 'c' with these keys."""
+    return lambda c: study(c).update(claims=[{"id": "c", "statement": "x", **keys}])
 
 
 def rename_study(new):
@@ -192,6 +198,69 @@ CASES = [
     # claims (checked by ablation.claims)
     ("claim-unknown-kind", lambda c: study(c).update(claims=[{"id": "c", "statement": "x", "kind": "maybe"}]),
      ["study 's1'", "claim 'c'", "kind: unknown kind 'maybe'"]),
+    # claims: the schema's branch for the claim's kind, then what the schema cannot say
+    ("claim-missing-key", claim(kind="at_value", target=0.5), ["study 's1'", "claim 'c'", "kind at_value needs key(s) tolerance"]),
+    ("claim-missing-kind", claim(), ["study 's1'", "claim 'c'", "missing required key 'kind'"]),
+    ("claim-missing-id", lambda c: study(c).update(claims=[{"statement": "x", "kind": "at_least", "threshold": 0.5}]),
+     ["study 's1'", "claims[0]", "missing required key 'id'"]),
+    ("claim-empty-id", claim(id="", kind="at_least", threshold=0.5), ["study 's1'", "claims[0].id", "must not be empty"]),
+    ("claim-empty-statement", claim(statement="", kind="at_least", threshold=0.5),
+     ["study 's1'", "claim 'c'", "statement", "must not be empty"]),
+    ("claim-not-a-mapping", lambda c: study(c).update(claims=["c"]), ["study 's1'", "claims[0]", "expected a mapping"]),
+    ("claim-kind-not-text", claim(kind=3), ["study 's1'", "claim 'c'", "kind: unknown kind 3 (one of at_value, at_least"]),
+    ("claim-number-as-text", claim(kind="at_value", target=0.5, tolerance="small"),
+     ["study 's1'", "claim 'c'", "tolerance: got a string 'small', expected a number"]),
+    ("claim-threshold-above-1", claim(kind="at_least", threshold=1.5),
+     ["study 's1'", "claim 'c'", "threshold: 1.5 is out of range: must be <= 1"]),
+    ("claim-target-below-0", claim(kind="at_value", target=-0.1, tolerance=0.1),
+     ["study 's1'", "claim 'c'", "target: -0.1 is out of range: must be >= 0"]),
+    ("claim-tolerance-negative", claim(kind="at_value", target=0.5, tolerance=-1),
+     ["study 's1'", "claim 'c'", "tolerance: -1 is out of range: must be >= 0"]),
+    ("claim-margin-negative", claim(kind="equivalent", factor="norm", levels=["post", "pre"], margin=-0.1),
+     ["study 's1'", "claim 'c'", "margin: -0.1 is out of range: must be >= 0"]),
+    ("claim-flat-margin-negative", claim(kind="grad_trend", factor="norm", growing="post", flat="pre", flat_margin=-1),
+     ["study 's1'", "claim 'c'", "flat_margin: -1 is out of range: must be >= 0"]),
+    ("claim-unknown-key", claim(kind="at_least", threshold=0.5, tresh=0.6),
+     ["study 's1'", "claim 'c'", "unknown key 'tresh' (did you mean 'threshold'?)", "allowed: id, statement"]),
+    ("claim-key-of-another-kind", claim(kind="at_least", threshold=0.5, margin=0.1),
+     ["study 's1'", "claim 'c'", "unknown key 'margin'"]),
+    ("claim-metric-unknown", claim(kind="at_least", threshold=0.5, metric="loss"),
+     ["study 's1'", "claim 'c'", "metric: 'loss' is not one of test_acc, converged, final_train_acc"]),
+    ("claim-metric-grad-trend", claim(kind="grad_trend", factor="norm", growing="post", flat="pre", flat_margin=0.1,
+                                      metric="test_acc"),
+     ["study 's1'", "claim 'c'", "metric: unknown key for kind grad_trend"]),
+    ("claim-cells-unknown", claim(kind="at_least", threshold=0.5, cells="some"),
+     ["study 's1'", "claim 'c'", "cells: 'some' is not one of every, average"]),
+    ("claim-source-not-text", claim(kind="at_least", threshold=0.5, source=None),
+     ["study 's1'", "claim 'c'", "source: got null, expected a string"]),
+    ("claim-where-not-mapping", claim(kind="at_least", threshold=0.5, where=["norm"]),
+     ["study 's1'", "claim 'c'", "where: got a list ['norm'], expected a mapping"]),
+    ("claim-where-empty-list", claim(kind="at_least", threshold=0.5, where={"seed": []}),
+     ["study 's1'", "claim 'c'", "where.seed: must not be empty"]),
+    ("claim-where-nested-list", claim(kind="at_least", threshold=0.5, where={"seed": [[0]]}),
+     ["study 's1'", "claim 'c'", "where.seed[0]: got a list [0], expected a string or a number"]),
+    ("claim-where-unknown-column", claim(kind="at_least", threshold=0.5, where={"colour": "red"}),
+     ["study 's1'", "claim 'c'", "'where' names column 'colour', which does not exist"]),
+    ("claim-where-not-a-level", claim(kind="at_least", threshold=0.5, where={"norm": ["post", "mid"]}),
+     ["study 's1'", "claim 'c'", "'where' norm='mid' is not a level of that factor (['post', 'pre'])"]),
+    ("claim-where-fixes-factor", claim(kind="better", factor="norm", levels=["post", "pre"], where={"norm": "pre"}),
+     ["study 's1'", "claim 'c'", "'where' fixes 'norm', the factor the claim compares"]),
+    ("claim-factor-unknown", claim(kind="better", factor="heads", levels=[1, 2]),
+     ["study 's1'", "claim 'c'", "'factor' 'heads' is not a factor of the study (norm)"]),
+    ("claim-factor-not-text", claim(kind="better", factor=["norm"], levels=["post", "pre"]),
+     ["study 's1'", "claim 'c'", "factor: got a list ['norm'], expected a string"]),
+    ("claim-one-level", claim(kind="better", factor="norm", levels=["post"]),
+     ["study 's1'", "claim 'c'", "levels: must be a list of exactly 2 values, got ['post']"]),
+    ("claim-three-levels", claim(kind="not_worse", factor="norm", levels=["post", "pre", "post"], margin=0.1),
+     ["study 's1'", "claim 'c'", "levels: must be a list of exactly 2 values"]),
+    ("claim-same-level", claim(kind="better", factor="norm", levels=["pre", "pre"]),
+     ["study 's1'", "claim 'c'", "'levels' name the same level twice ('pre')"]),
+    ("claim-not-a-level", claim(kind="better", factor="norm", levels=["post", "mid"]),
+     ["study 's1'", "claim 'c'", "level 'mid' is not a level of factor 'norm' (['post', 'pre'])"]),
+    ("claim-growing-is-flat", claim(kind="grad_trend", factor="norm", growing="pre", flat="pre", flat_margin=0.1),
+     ["study 's1'", "claim 'c'", "'growing' and 'flat' name the same level twice ('pre')"]),
+    ("claim-flat-not-a-level", claim(kind="grad_trend", factor="norm", growing="pre", flat="mid", flat_margin=0.1),
+     ["study 's1'", "claim 'c'", "level 'mid' is not a level of factor 'norm'"]),
     ("claim-duplicate-id", lambda c: study(c).update(claims=[
         {"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5},
         {"id": "c", "statement": "y", "kind": "at_least", "threshold": 0.6}]),
@@ -505,3 +574,84 @@ def test_command_line_without_files_prints_its_usage(monkeypatch, capsys):
     monkeypatch.setattr("sys.argv", ["ablation.config", str(REPO / "config" / "smoke.yaml")])
     assert C.main() == 0
     assert capsys.readouterr().out.startswith(f"{REPO / 'config' / 'smoke.yaml'}: ok (")
+
+
+# ---------------------------------------------------------------- claims
+
+
+def _claims(*claims, factors=None, columns=("norm", "heads")):
+    return C.check_claims(list(claims), {"norm": ["post", "pre"], "heads": [1, 4]} if factors is None else factors,
+                          columns)  # fmt: skip
+
+
+def test_every_kind_of_claim_is_accepted_with_its_defaults_filled_in():
+    base = {"id": "c", "statement": "x"}
+    kinds = {
+        "at_value": {"target": 0.5, "tolerance": 0.01},
+        "at_least": {"threshold": 0.9, "metric": "converged", "cells": "average", "source": "s", "note": "n"},
+        "equivalent": {"factor": "heads", "levels": ["4", 1], "margin": 0.02, "where": {"norm": "pre"}},
+        "not_worse": {"factor": "norm", "levels": ["post", "pre"], "margin": 0, "where": {"seed": [0, 1]}},
+        "better": {"factor": "heads", "levels": [1.0, 4], "where": {"norm": ["post", "pre"]}},
+        "grad_trend": {"factor": "norm", "growing": "post", "flat": "pre", "flat_margin": 0.1},
+    }
+    assert list(kinds) == [b["properties"]["kind"]["const"] for b in S.schema()["definitions"]["claim"]["oneOf"]]
+    for kind, keys in kinds.items():
+        [out] = _claims({**base, "kind": kind, **keys})
+        defaults = {"source": "", "note": "", "where": {}, "cells": "every"}
+        if kind != "grad_trend":
+            defaults["metric"] = "test_acc"
+        assert out == defaults | base | {"kind": kind} | keys, kind
+    given = {**base, "kind": "at_least", "threshold": 0.9, "where": {"norm": "pre"}}
+    [out] = _claims(given)
+    out["where"]["norm"] = "post"
+    assert given["where"] == {"norm": "pre"}  # the input is not changed
+    # only names known (the claims job): levels are not checked, the rest is
+    assert _claims({**base, "kind": "better", "factor": "norm", "levels": ["post", "mid"]}, factors=["norm"])
+    with pytest.raises(C.ConfigError, match=r"^claim 'c': 'factor' 'heads' is not a factor of the study \(norm\)$"):
+        _claims({**base, "kind": "better", "factor": "heads", "levels": [1, 4]}, factors=["norm"])
+    with pytest.raises(C.ConfigError, match=r"^claim 'c': 'where' names column 'depth', which does not exist$"):
+        _claims({**base, "kind": "at_least", "threshold": 0.5, "where": {"depth": 2}})
+    with pytest.raises(C.ConfigError, match=r"^claim 'c': duplicate id in this study's claims$"):
+        _claims({**base, "kind": "at_least", "threshold": 0.5}, {**base, "kind": "at_least", "threshold": 0.6})
+    with pytest.raises(C.ConfigError, match=r"^claims\[1\]: missing required key 'id'$"):
+        _claims({**base, "kind": "at_least", "threshold": 0.5}, {"statement": "y", "kind": "at_least", "threshold": 0.5})
+
+
+def test_the_schemas_metrics_are_those_the_statistics_compute():
+    from ablation import stats
+
+    assert S.schema()["definitions"]["claim"]["properties"]["metric"]["enum"] == list(stats.METRICS)
+
+
+def test_every_schema_property_has_a_description_and_a_default():
+    """A required key has no default (none would be meaningful); a key a branch forbids (`not`) neither.
+    A property that refers to a definition has that definition's description, unless it has its own."""
+    missing = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for name, spec in (node.get("properties") or {}).items():
+                where = f"{path}.{name}"
+                if "$ref" in spec:  # "#/definitions/x": x's description and default count
+                    spec = S.schema()["definitions"][spec["$ref"].rpartition("/")[2]] | spec
+                if not spec.get("description"):
+                    missing.append(f"{where}: description")
+                if "default" not in spec and name not in node.get("required", []) and "not" not in spec:
+                    missing.append(f"{where}: default")
+            for key, sub in node.items():
+                walk(sub, f"{path}.{key}")
+        elif isinstance(node, list):
+            for i, sub in enumerate(node):
+                walk(sub, f"{path}[{i}]")
+
+    walk(S.schema(), "")
+    assert not missing, missing
+
+
+def test_command_line_names_the_claim_and_key_in_one_line(tmp_path, capsys):
+    cfg = mutate(claim(kind="equivalent", factor="norm", levels=["post", "pre"], margin="small"))
+    path = write(tmp_path, yaml.safe_dump(cfg))
+    assert C.main([str(path)]) == 1
+    assert capsys.readouterr().err == (
+        "config error: study 's1': claim 'c': margin: got a string 'small', expected a number\n"
+    )
