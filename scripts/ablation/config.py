@@ -239,19 +239,10 @@ def _type_name(types) -> str:
 
 
 def _describe(value) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return type(value).__name__
+    """'a string', 'a list'...: what a value is, in the words of the messages."""
+    kinds = ((bool, "a boolean"), (type(None), "null"), (str, "a string"), ((int, float), "a number"),
+             (dict, "a mapping"), (list, "a list"))  # fmt: skip
+    return next((name for types, name in kinds if isinstance(value, types)), type(value).__name__)
 
 
 def _show(value) -> str:
