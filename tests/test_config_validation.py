@@ -80,6 +80,8 @@ CASES = [
     ("typo-top-level", lambda c: c.update(studys={}),
      ["(top level)", "unknown key 'studys'", "did you mean 'studies'"]),
     ("typo-stats", lambda c: c.update(stats={"alfa": 0.1}), ["stats", "unknown key 'alfa'"]),
+    ("typo-two-keys", lambda c: c.update(stats={"alfa": 0.1, "confidense": 0.9}),
+     ["stats: unknown key 'alfa' (did you mean 'alpha'?), 'confidense' (did you mean 'confidence'?); allowed: "]),
     ("outdir-up", lambda c: c.update(outdir="../elsewhere"), ["outdir: '../elsewhere' is not a relative folder"]),
     ("outdir-absolute", lambda c: c.update(outdir="/tmp/x"), ["outdir: '/tmp/x' is not a relative folder"]),
     ("study-named-runs", lambda c: c["studies"].update(runs=c["studies"].pop("s1")), ["study 'runs'", "used by"]),

@@ -297,7 +297,7 @@ def _schema_error_line(error: jsonschema.ValidationError, root=None) -> str:
             return f"{where}kind {inst['kind']} needs key(s) {', '.join(missing)}"
         return _schema_error_line(first, root)
     if error.validator in ("additionalProperties", "unevaluatedProperties"):
-        extra = re.findall(r"'([^']+)' (?:was|were) unexpected", error.message) or re.findall(r"'([^']+)'", error.message)
+        extra = re.findall(r"'([^']+)'", error.message)  # "... ('a', 'b' were unexpected)"
         allowed = list(error.schema.get("properties", {}))
         if isinstance(inst, dict):
             allowed += [k for k in _branch(error.schema, inst.get("kind"))[1] if k not in allowed]
