@@ -657,3 +657,127 @@ def test_command_line_names_the_claim_and_key_in_one_line(tmp_path, capsys):
     assert capsys.readouterr().err == (
         "config error: study 's1': claim 'c': margin: got a string 'small', expected a number\n"
     )
+
+
+# ---------------------------------------------------------------- exact messages
+
+# The whole line, word for word: a fragment would let a garbled type name, hint or list through.
+def heads_factor(fn):
+    """fn, with heads a factor [1, 4] of s1 instead of fixed."""
+    return lambda c: (study(c)["fixed"].pop("heads"), study(c)["factors"].update(heads=[1, 4]), fn(c))
+
+
+A58 = "a" * 58  # its repr is 60 characters, the most a message shows whole
+EXACT = [
+    ("key-not-text", lambda c: c["studies"].update({5: c["studies"].pop("s1")}),
+     "studies: key 5 is a number, expected a string (quote it: '5')"),
+    ("python-object", lambda c: study(c)["fixed"].update(lr=len),
+     "study 's1': fixed.lr: <built-in function len> is a Python builtin_function_or_method, not plain data (a string,"
+     " number, boolean, null, list or mapping; remove any !!python tag, quote dates)"),
+    ("boolean", lambda c: study(c)["fixed"].update(heads=True),
+     "study 's1': fixed.heads: got a boolean true, expected an integer"),
+    ("false", lambda c: study(c)["fixed"].update(norm=False), "study 's1': fixed.norm: got a boolean false, expected a string"),
+    ("null", lambda c: study(c)["fixed"].update(norm=None), "study 's1': fixed.norm: got null, expected a string"),
+    ("list", lambda c: study(c)["fixed"].update(heads=[2]), "study 's1': fixed.heads: got a list [2], expected an integer"),
+    ("mapping", lambda c: study(c)["fixed"].update(heads={"a": 1}),
+     "study 's1': fixed.heads: got a mapping {'a': 1}, expected an integer"),
+    ("number", lambda c: study(c)["fixed"].update(norm=2.5), "study 's1': fixed.norm: got a number 2.5, expected a string"),
+    ("study-null", lambda c: c["studies"].update(s1=None), "study 's1': got null, expected a mapping"),
+    ("two-types-quoted", lambda c: study(c)["fixed"].update(data_seed="3"),
+     "study 's1': fixed.data_seed: got a string '3', expected an integer or null (remove the quotes)"),
+    ("two-types", lambda c: study(c)["fixed"].update(data_seed="x"),
+     "study 's1': fixed.data_seed: got a string 'x', expected an integer or null"),
+    ("digits-for-a-list", lambda c: study(c).update(seeds="0"), "study 's1': seeds: got a string '0', expected a list"),
+    ("yaml11-float", lambda c: study(c)["fixed"].update(lr="1e-3"),
+     "study 's1': fixed.lr: got a string '1e-3', expected a number (YAML reads 1e-3 or 1.5e3 as text: write 1.0e-3,"
+     " 1.5e+3 or 0.001)"),
+    ("quoted-integer", lambda c: study(c)["fixed"].update(heads="2"),
+     "study 's1': fixed.heads: got a string '2', expected an integer (remove the quotes)"),
+    ("float-integer", lambda c: study(c)["fixed"].update(heads=2.0), "study 's1': fixed.heads: got a number 2.0, expected an integer"),
+    ("repr-60", lambda c: study(c)["fixed"].update(heads=A58), f"study 's1': fixed.heads: got a string '{A58}', expected an integer"),
+    ("repr-61", lambda c: study(c)["fixed"].update(heads=A58 + "a"),
+     f"study 's1': fixed.heads: got a string '{A58[:-2]}..., expected an integer"),
+    ("duplicates", lambda c: study(c).update(seeds=[0, 1, 0, 1, 2]), "study 's1': seeds: duplicate value(s) 0, 1"),
+    ("missing", lambda c: study(c).pop("seeds"), "study 's1': missing required key 'seeds'"),
+    ("two-missing", lambda c: study(c).update(claims=[{"kind": "at_least", "threshold": 0.5}]),
+     "study 's1': claims[0]: missing required key 'id', 'statement'"),
+    ("two-unknown", lambda c: c.update(stats={"alfa": 0.1, "confidense": 0.9}),
+     "stats: unknown key 'alfa' (did you mean 'alpha'?), 'confidense' (did you mean 'confidence'?); allowed: confidence,"
+     " n_resamples, bootstrap_max_n, converged_threshold, alpha"),
+    ("unknown-no-hint", lambda c: c.update(verify={"zzz": 1}), "verify: unknown key 'zzz'; allowed: sample, random_seed"),
+    ("study-name", rename_study("../x"),
+     "studies: study name '../x' is not a safe folder name (letters, digits, _ . -; starting with a letter or digit)"),
+    ("no-studies-key", lambda c: c.pop("studies"), "studies: at least one study is required"),
+    ("no-studies", lambda c: c.update(studies={}), "studies: at least one entry is required"),
+    ("factor-no-hint", lambda c: study(c)["factors"].update(zzzz=[1]), "study 's1': factors.zzzz: unknown setting"),
+    # the first problem: nearest the top, then in key order; a claim's key before its unknown keys
+    ("first-in-key-order", lambda c: study(c)["fixed"].update(heads="x", depth="y"),
+     "study 's1': fixed.depth: got a string 'y', expected an integer"),
+    ("first-nearest-the-top", lambda c: (study(c)["fixed"].update(heads="x"), study(c).update(bogus=1)),
+     "study 's1': unknown key 'bogus'; allowed: description, fixed, factors, seeds, plot, claims"),
+    ("claim-key-before-unknown-key", claim(kind="at_value", target=0.5, tolerance="small", tresh=1),
+     "study 's1': claim 'c': tolerance: got a string 'small', expected a number"),
+    ("claim-two-missing", claim(kind="at_value"), "study 's1': claim 'c': kind at_value needs key(s) target, tolerance"),
+    ("claim-kind-true", claim(kind=True),
+     "study 's1': claim 'c': kind: unknown kind true (one of at_value, at_least, equivalent, not_worse, better, grad_trend)"),
+    ("claim-kind-false", claim(kind=False), "study 's1': claim 'c': kind: unknown kind false (one of at_value, at_least,"
+     " equivalent, not_worse, better, grad_trend)"),
+    ("claim-kind-null", claim(kind=None), "study 's1': claim 'c': kind: unknown kind null (one of at_value, at_least,"
+     " equivalent, not_worse, better, grad_trend)"),
+    # a boolean is never a level of a text or number factor, nor equal to a number
+    ("claim-boolean-level", heads_factor(claim(kind="better", factor="heads", levels=[True, 4])),
+     "study 's1': claim 'c': level True is not a level of factor 'heads' ([1, 4])"),
+    ("claim-same-booleans", heads_factor(claim(kind="better", factor="heads", levels=[True, True])),
+     "study 's1': claim 'c': 'levels' name the same level twice (True)"),
+    ("claim-where-boolean", claim(kind="at_least", threshold=0.5, where={"norm": False}),
+     "study 's1': claim 'c': 'where' norm=False is not a level of that factor (['post', 'pre'])"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name, fn, message", EXACT, ids=[c[0] for c in EXACT])
+def test_exact_message(name, fn, message):
+    with pytest.raises(C.ConfigError) as info:
+        C.validate(mutate(fn))
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("raw, what", [("x", "a string"), ([], "a list"), (None, "null")])
+def test_a_config_that_is_not_a_mapping(raw, what):
+    with pytest.raises(C.ConfigError) as info:
+        C.validate(raw)
+    assert str(info.value) == f"(top level): the config must be a mapping with a 'studies' key, got {what}"
+
+
+@pytest.mark.parametrize("levels", [[0, None], [None, 0], [1, 1.5]])
+def test_distinct_levels_are_not_duplicates(levels):
+    """null is not 0 (nor 'null' text), 1 is not 1.5: each level its own runs."""
+    assert C.validate(mutate(lambda c: study(c)["factors"].update(data_seed=[0, 1]))).studies["s1"].n_runs() == 8
+    key = "lr" if 1.5 in levels else "data_seed"
+    assert C.validate(mutate(lambda c: study(c)["factors"].update({key: levels}))).studies["s1"].n_runs() == 8
+
+
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        ("ctrl.yaml", b"a: \x07\n",
+         "not valid safe YAML: unacceptable character #x0007: special characters are not allowed"),
+        ("bad\nname.yaml", b"\xff\xfe",
+         "unreadable ('utf-8' codec can't decode byte 0xff in position 0: invalid start byte)"),
+        ("tag.yaml", b"studies: !!python/name:os.system\n",
+         "not valid safe YAML: line 1, column 10: unsafe or unknown tag 'tag:yaml.org,2002:python/name:os.system'"
+         " (only plain YAML is read: remove the tag)"),
+        ("list.yaml", b"- a\n- b\n", "must be a mapping with a 'studies' key, got a list ['a', 'b']"),
+        ("broken.yaml", b"studies: {s: [\n",
+         "not valid safe YAML: line 2, column 1: expected the node content, but found '<stream end>'"),
+    ],
+)  # fmt: skip
+def test_exact_messages_of_files(tmp_path, name, data, message):
+    """One line even where the file name holds a line break."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(C.ConfigError) as info:
+        C.load(path)
+    assert str(info.value) == f"config file {str(path).replace(chr(10), ' ')}: {message}"
+    with pytest.raises(C.ConfigError) as info:
+        C.load(tmp_path)
+    assert str(info.value) == f"config file {tmp_path}: not found (it is a folder)"

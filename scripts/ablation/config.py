@@ -235,7 +235,7 @@ def _dotted(path) -> str:
 
 def _type_name(types) -> str:
     types = types if isinstance(types, list) else [types]
-    return " or ".join(_TYPE_NAMES.get(t, t) for t in types)
+    return " or ".join(_TYPE_NAMES[t] for t in types)
 
 
 def _describe(value) -> str:
@@ -293,7 +293,7 @@ def _schema_error_line(error: jsonschema.ValidationError, root=None) -> str:
             return f"{where}kind: unknown kind {_show(inst.get('kind'))} (one of {kinds})"
         first = min((e for e in error.context if e.relative_schema_path[0] == i), key=_rank)
         if first.validator == "required":
-            missing = re.findall(r"'([^']+)' is a required property", first.message)
+            missing = [key for key in first.validator_value if key not in inst]
             return f"{where}kind {inst['kind']} needs key(s) {', '.join(missing)}"
         return _schema_error_line(first, root)
     if error.validator in ("additionalProperties", "unevaluatedProperties"):
@@ -305,10 +305,7 @@ def _schema_error_line(error: jsonschema.ValidationError, root=None) -> str:
         for name in extra:
             close = difflib.get_close_matches(name, allowed, n=1)
             hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        what = "unknown key " + ", ".join(hints) if hints else error.message
-        if allowed:
-            what += f"; allowed: {', '.join(allowed)}"
-        return f"{where}{what}"
+        return f"{where}unknown key {', '.join(hints)}; allowed: {', '.join(allowed)}"
     if "propertyNames" in error.schema_path:
         return (
             f"{where}study name {inst!r} is not a safe folder name "
@@ -337,8 +334,8 @@ def _schema_error_line(error: jsonschema.ValidationError, root=None) -> str:
         dups = sorted({_short(v) for i, v in enumerate(inst) if v in inst[:i]})
         return f"{where}duplicate value(s) {', '.join(dups)}"
     if error.validator == "required":
-        missing = re.findall(r"'([^']+)' is a required property", error.message)
-        return f"{where}missing required key {', '.join(map(repr, missing)) or error.message}"
+        missing = [key for key in error.validator_value if key not in inst]
+        return f"{where}missing required key {', '.join(map(repr, missing))}"
     if error.validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         op = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[error.validator]
         return f"{where}{_short(inst)} is out of range: must be {op} {error.validator_value}"
@@ -364,7 +361,7 @@ def _fill_defaults(instance: dict, schema: dict) -> dict:
     for key, spec in schema.get("properties", {}).items():
         if key not in out and "default" in spec:
             out[key] = copy.deepcopy(spec["default"])
-        if isinstance(out.get(key), dict) and "properties" in spec and key != "defaults":
+        if isinstance(out.get(key), dict):  # a mapping without `properties` (the settings) is copied as is
             out[key] = _fill_defaults(out[key], spec)
     return out
 
