@@ -615,6 +615,18 @@ def test_every_kind_of_claim_is_accepted_with_its_defaults_filled_in():
         _claims({**base, "kind": "at_least", "threshold": 0.5, "where": {"depth": 2}})
     with pytest.raises(C.ConfigError, match=r"^claim 'c': duplicate id in this study's claims$"):
         _claims({**base, "kind": "at_least", "threshold": 0.5}, {**base, "kind": "at_least", "threshold": 0.6})
+    with pytest.raises(C.ConfigError) as info:  # the claim's own problem before the unknown key it causes
+        _claims({**base, "kind": "at_value", "target": 0.5, "tolerance": "small", "tresh": 1})
+    assert str(info.value) == "claim 'c': tolerance: got a string 'small', expected a number"
+    with pytest.raises(C.ConfigError) as info:
+        _claims({**base, "kind": "better", "factor": "depth", "levels": [1, 2]})
+    assert str(info.value) == "claim 'c': 'factor' 'depth' is not a factor of the study (norm, heads)"
+    with pytest.raises(C.ConfigError) as info:
+        _claims({**base, "kind": "better", "factor": "depth", "levels": [1, 2]}, factors=[])
+    assert str(info.value) == "claim 'c': 'factor' 'depth' is not a factor of the study (none)"
+    with pytest.raises(C.ConfigError) as info:
+        _claims({**base, "kind": "better", "factor": "heads", "levels": [4, 4.0]})
+    assert str(info.value) == "claim 'c': 'levels' name the same level twice (4)"
     with pytest.raises(C.ConfigError, match=r"^claims\[1\]: missing required key 'id'$"):
         _claims({**base, "kind": "at_least", "threshold": 0.5}, {"statement": "y", "kind": "at_least", "threshold": 0.5})
 

@@ -268,10 +268,9 @@ def _number_hint(value, expected) -> str:
 
 
 def _rank(error: jsonschema.ValidationError):
-    """Which error to report first: nearest the top; at one place, a key's own problem before oneOf's
-    summary of the branches, and unknown keys last (a failing branch leaves its keys unevaluated)."""
-    order = {"oneOf": 1, "unevaluatedProperties": 2}.get(error.validator, 0)
-    return len(error.absolute_path), order, [str(p) for p in error.absolute_path]
+    """Which error to report first: nearest the top, then in key order; at one place, unknown keys last
+    (a claim whose branch fails leaves that branch's keys unevaluated: the branch's problem comes first)."""
+    return len(error.absolute_path), error.validator == "unevaluatedProperties", [str(p) for p in error.absolute_path]
 
 
 def _branch(schema: dict, kind) -> tuple[int, dict] | tuple[None, dict]:
