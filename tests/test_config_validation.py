@@ -637,6 +637,24 @@ def test_the_schemas_metrics_are_those_the_statistics_compute():
     assert S.schema()["definitions"]["claim"]["properties"]["metric"]["enum"] == list(stats.METRICS)
 
 
+def test_the_schema_lists_of_bounded_length_have_a_fixed_length():
+    """The message for minItems > 1 or maxItems says 'exactly': true while each such list has one length."""
+    bounded = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if node.get("minItems", 1) > 1 or "maxItems" in node:
+                bounded.append((node.get("minItems"), node.get("maxItems")))
+            for sub in node.values():
+                walk(sub)
+        elif isinstance(node, list):
+            for sub in node:
+                walk(sub)
+
+    walk(S.schema())
+    assert bounded and all(lo == hi for lo, hi in bounded), bounded
+
+
 def test_every_schema_property_has_a_description_and_a_default():
     """A required key has no default (none would be meaningful); a key a branch forbids (`not`) neither.
     A property that refers to a definition has that definition's description, unless it has its own."""
@@ -695,6 +713,11 @@ EXACT = [
      "study 's1': fixed.heads: got a mapping {'a': 1}, expected an integer"),
     ("number", lambda c: study(c)["fixed"].update(norm=2.5), "study 's1': fixed.norm: got a number 2.5, expected a string"),
     ("study-null", lambda c: c["studies"].update(s1=None), "study 's1': got null, expected a mapping"),
+    ("key-tuple", lambda c: c.update(stats={("a",): 1}), "stats: key ('a',) is tuple, expected a string (quote it: '('a',)')"),
+    ("top-level", lambda c: c.update(studys={}), "(top level): unknown key 'studys' (did you mean 'studies'?); allowed: "
+     "defaults, outdir, train_threads, stats, verify, report, studies"),
+    ("nan", lambda c: study(c)["fixed"].update(lr=float("nan")), "study 's1': fixed.lr: nan is not a finite number"),
+    ("claim-id-number", claim(id=5, kind="at_least", threshold=0.5), "study 's1': claims[0].id: got a number 5, expected a string"),
     ("two-types-quoted", lambda c: study(c)["fixed"].update(data_seed="3"),
      "study 's1': fixed.data_seed: got a string '3', expected an integer or null (remove the quotes)"),
     ("two-types", lambda c: study(c)["fixed"].update(data_seed="x"),
@@ -773,7 +796,7 @@ def test_distinct_levels_are_not_duplicates(levels):
     [
         ("ctrl.yaml", b"a: \x07\n",
          "not valid safe YAML: unacceptable character #x0007: special characters are not allowed"),
-        ("bad\nname.yaml", b"\xff\xfe",
+        ("bad\n \nname.yaml", b"\xff\xfe",
          "unreadable ('utf-8' codec can't decode byte 0xff in position 0: invalid start byte)"),
         ("tag.yaml", b"studies: !!python/name:os.system\n",
          "not valid safe YAML: line 1, column 10: unsafe or unknown tag 'tag:yaml.org,2002:python/name:os.system'"
@@ -789,7 +812,7 @@ def test_exact_messages_of_files(tmp_path, name, data, message):
     path.write_bytes(data)
     with pytest.raises(C.ConfigError) as info:
         C.load(path)
-    assert str(info.value) == f"config file {str(path).replace(chr(10), ' ')}: {message}"
+    assert str(info.value) == f"config file {tmp_path / name.replace(chr(10) + ' ' + chr(10), ' ')}: {message}"
     with pytest.raises(C.ConfigError) as info:
         C.load(tmp_path)
     assert str(info.value) == f"config file {tmp_path}: not found (it is a folder)"

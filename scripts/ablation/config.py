@@ -39,11 +39,11 @@ class _SafeUniqueLoader(yaml.SafeLoader):
     """PyYAML's safe loader (no Python tags), refusing a key given twice in one mapping."""
 
 
-def _construct_unique_mapping(loader, node, deep=False):
+def _construct_unique_mapping(loader, node):  # PyYAML calls it without `deep`
     loader.flatten_mapping(node)
     seen = set()
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
+        key = loader.construct_object(key_node)
         try:
             duplicate = key in seen
         except TypeError:
@@ -53,7 +53,7 @@ def _construct_unique_mapping(loader, node, deep=False):
                 None, None, f"duplicate key {key!r} (the later value would silently win)", key_node.start_mark
             )
         seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
+    return loader.construct_mapping(node)
 
 
 _SafeUniqueLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping)
@@ -297,9 +297,8 @@ def _schema_error_line(error: jsonschema.ValidationError, root=None) -> str:
         return _schema_error_line(first, root)
     if error.validator in ("additionalProperties", "unevaluatedProperties"):
         extra = re.findall(r"'([^']+)'", error.message)  # "... ('a', 'b' were unexpected)"
-        allowed = list(error.schema.get("properties", {}))
-        if isinstance(inst, dict):
-            allowed += [k for k in _branch(error.schema, inst.get("kind"))[1] if k not in allowed]
+        allowed = list(error.schema["properties"])  # and a claim's, those of its kind
+        allowed += [k for k in _branch(error.schema, inst.get("kind"))[1] if k not in allowed]
         hints = []
         for name in extra:
             close = difflib.get_close_matches(name, allowed, n=1)
@@ -322,11 +321,8 @@ def _schema_error_line(error: jsonschema.ValidationError, root=None) -> str:
         return f"{where}got {got}, expected {_type_name(error.validator_value)}{hint}"
     if error.validator in ("minItems", "minLength") and error.validator_value == 1:
         return f"{where}must not be empty"
-    if error.validator in ("minItems", "maxItems"):
-        n = error.validator_value
-        exactly = "exactly" if error.schema.get("minItems") == error.schema.get("maxItems") else (
-            "at least" if error.validator == "minItems" else "at most")
-        return f"{where}must be a list of {exactly} {n} values, got {_short(inst)}"
+    if error.validator in ("minItems", "maxItems"):  # a list of fixed length (the schema has no other)
+        return f"{where}must be a list of exactly {error.validator_value} values, got {_short(inst)}"
     if error.validator == "minProperties":
         return f"{where}at least one entry is required"
     if error.validator == "uniqueItems":
