@@ -8,7 +8,7 @@ CORES ?= all
 CONFIG ?= config/config.yaml
 SNAKEMAKE := $(BIN)/snakemake
 
-.PHONY: venv plan reproduce resume test lint snakemake-report verify bench clean-results gc migrate
+.PHONY: venv plan reproduce resume test test-all lint snakemake-report verify bench clean-results gc migrate
 
 venv: $(VENV)/.installed
 
@@ -45,6 +45,10 @@ snakemake-report: venv
 test: venv
 	$(BIN)/python -m pytest
 
+## Every test, the slow ones included (kill-and-resume, the real SLURM cluster, the harness in quick mode).
+test-all: venv
+	RUN_SLOW=1 $(BIN)/python -m pytest
+
 lint: venv
 	$(SNAKEMAKE) --lint --configfile $(CONFIG)
 	$(BIN)/snakefmt --check workflow
@@ -54,7 +58,7 @@ lint: venv
 verify: venv
 	$(SNAKEMAKE) --cores $(CORES) --configfile $(CONFIG) --forcerun verify
 
-## The benchmark harness (issue 5): writes benchmarks/results.md and results.json (~20 min on 2 cores).
+## The benchmark harness: writes benchmarks/results.md and results.json.
 bench: venv
 	$(BIN)/python benchmarks/run.py
 
