@@ -495,11 +495,12 @@ def test_global_settings_bounds(key, accepted, refused):
 
 
 def test_study_round_trips_through_its_dict_exactly():
-    cfg = C.validate(mutate(lambda c: study(c).update(description="the s1 study")))
+    one_claim = [{"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5}]
+    cfg = C.validate(mutate(lambda c: study(c).update(description="the s1 study", claims=one_claim)))
     s1 = cfg.studies["s1"]
     assert s1.to_dict() == {
         "name": "s1", "description": "the s1 study", "fixed": s1.fixed, "factors": {"norm": ["post", "pre"]},
-        "seeds": [0, 1], "claims": [],
+        "seeds": [0, 1], "claims": one_claim,
     }  # fmt: skip
     assert s1.fixed["heads"] == 2 and s1.fixed["n_train"] == 8  # fixed over defaults
     assert C.Study.from_dict(json.loads(json.dumps(s1.to_dict()))) == s1
@@ -516,6 +517,8 @@ def test_run_ids_and_runs_are_exact():
     assert {r.study for r in runs} == {"s1"}
     assert runs[-1].factors == {"norm": "pre", "pos_enc": "none", "lr": 0.01}
     assert (runs[-1].settings.norm, runs[-1].settings.seed, runs[-1].settings.heads) == ("pre", 1, 2)
+    # each run's folder in the run store: the hash of its settings, one per run
+    assert [r.hash for r in runs] == [S.run_hash(r.settings) for r in runs] and len({r.hash for r in runs}) == 4
 
 
 def test_format_value_and_duplicate_levels():
@@ -717,6 +720,9 @@ EXACT = [
     ("top-level", lambda c: c.update(studys={}), "(top level): unknown key 'studys' (did you mean 'studies'?); allowed: "
      "defaults, outdir, train_threads, stats, verify, report, studies"),
     ("nan", lambda c: study(c)["fixed"].update(lr=float("nan")), "study 's1': fixed.lr: nan is not a finite number"),
+    ("outdir-not-text", lambda c: c.update(outdir=5), "outdir: got a number 5, expected a string"),
+    ("outdir-pattern", lambda c: c.update(outdir="../x"),
+     "outdir: '../x' is not a relative folder without '..' (letters, digits, _ . -, separated by /)"),
     ("claim-id-number", claim(id=5, kind="at_least", threshold=0.5), "study 's1': claims[0].id: got a number 5, expected a string"),
     ("two-types-quoted", lambda c: study(c)["fixed"].update(data_seed="3"),
      "study 's1': fixed.data_seed: got a string '3', expected an integer or null (remove the quotes)"),
