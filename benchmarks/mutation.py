@@ -55,8 +55,9 @@ _NEWLINE = "on POSIX, text files write '\\n' as '\\n' whatever `newline` says (o
 _FLOAT64_ONCE = "the sines and cosines are still computed in float64 and rounded once to float32 (on assignment, not by .float())"
 _INT_POSITIONS = "integer positions divided by the float64 frequencies give the same float64 angles"
 _EPS = "F.layer_norm's default eps is 1e-5, the eps of every LayerNorm of the model"
-_ROOT = "_fill_defaults only passes `root` on to itself: nothing reads it"
-_PROPERTIES = "_fill_defaults is only called with schemas that have `properties`"
+_LOCALE_UTF8 = "open()'s default is the locale's encoding, UTF-8 here (and in Python's C/POSIX locale): the same codec as 'utf-8'"
+_BEST_MATCH = "only the best match, close[0], is shown: how many more get_close_matches returns changes nothing"
+_FALLBACK = "unreachable with this schema: each keyword it uses has its own message above (the line serves a keyword added later)"
 EQUIVALENT: dict[str, str] = {
     "ablation.io.x__file_mode__mutmut_3": "the probe's value is discarded: os.umask returns the old mask either way and the next line restores it",
     "ablation.io.x_write_text__mutmut_5": _MODE_W,
@@ -80,12 +81,16 @@ EQUIVALENT: dict[str, str] = {
     "ablation.model.xǁEncoderBlockǁ_ln__mutmut_10": _EPS,
     "ablation.model.xǁOrderClassifierǁforward__mutmut_17": _EPS,
     "ablation.model.xǁ_Classifierǁ_pool_and_classify__mutmut_20": "the logits are [B, 1]: squeeze(1) and squeeze(-1) name the same dimension",
-    "ablation.config.x__fill_defaults__mutmut_31": _ROOT,
-    "ablation.config.x__validate__mutmut_20": _ROOT,
-    "ablation.config.x__validate__mutmut_57": _ROOT,
-    "ablation.config.x__fill_defaults__mutmut_5": _PROPERTIES,
-    "ablation.config.x__fill_defaults__mutmut_7": _PROPERTIES,
     "ablation.config.x_load_yaml__mutmut_16": _UTF8,
+    "ablation.config.x_load_yaml__mutmut_12": _LOCALE_UTF8,
+    "ablation.config.x_load_yaml__mutmut_14": _LOCALE_UTF8,
+    "ablation.config.x__schema_error_line__mutmut_89": _BEST_MATCH,
+    "ablation.config.x__schema_error_line__mutmut_90": _BEST_MATCH,
+    "ablation.config.x__schema_error_line__mutmut_219": _FALLBACK,
+    "ablation.config.x__schema_error_line__mutmut_220": _FALLBACK,
+    "ablation.config.x__schema_error_line__mutmut_221": _FALLBACK,
+    "ablation.config.x__schema_error_line__mutmut_222": _FALLBACK,
+    "ablation.config.x__schema_error_line__mutmut_223": _FALLBACK,
     "ablation.data.x__labels__mutmut_3": "pos_a never equals pos_b (the offset is 1..seq_len-1), so < and <= agree",
     "ablation.data.x__sequences__mutmut_5": "rng.integers(seq_len) is rng.integers(0, seq_len): the same draws",
 }

@@ -362,8 +362,10 @@ def write(tmp_path, text, name="bad.yaml"):
         ("studies: {s: [\n", ["not valid safe YAML", "line 2"]),
         ("studies:\n  s:\n    seeds: [0]\n  s:\n    seeds: [1]\n", ["duplicate key 's'", "line 4"]),
         ("studies:\n\ts: {}\n", ["not valid safe YAML"]),
+        ("? [1]\n: a\nx: 1\nx: 2\n", ["duplicate key 'x'", "line 4"]),
     ],
-    ids=["unsafe-apply", "unsafe-name", "list", "string", "empty", "broken", "duplicate-key", "tab"],
+    ids=["unsafe-apply", "unsafe-name", "list", "string", "empty", "broken", "duplicate-key", "tab",
+         "duplicate-after-unhashable-key"],
 )
 def test_load_refuses_bad_files_in_one_line(tmp_path, text, fragments):
     sentinel = tmp_path / "executed"
