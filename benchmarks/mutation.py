@@ -84,6 +84,7 @@ EQUIVALENT: dict[str, str] = {
     "ablation.config.x_load_yaml__mutmut_16": _UTF8,
     "ablation.config.x_load_yaml__mutmut_12": _LOCALE_UTF8,
     "ablation.config.x_load_yaml__mutmut_14": _LOCALE_UTF8,
+    "ablation.config.x__fill_defaults__mutmut_17": "every default of the schema is a scalar or a flat list or mapping: a shallow copy is already a fresh object",
     "ablation.config.x__schema_error_line__mutmut_89": _BEST_MATCH,
     "ablation.config.x__schema_error_line__mutmut_90": _BEST_MATCH,
     "ablation.config.x__schema_error_line__mutmut_219": _FALLBACK,

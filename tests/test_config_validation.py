@@ -543,6 +543,10 @@ def test_defaults_are_filled_in_and_nothing_is_shared():
     assert partial.stats == first.stats | {"alpha": 0.01} and partial.verify == {"sample": 1, "random_seed": 0}
     first.stats["alpha"] = 0.5  # a caller's change stays in its own result
     assert C.validate(copy.deepcopy(BASE)).stats["alpha"] == 0.05
+    raw = mutate(claim(kind="at_least", threshold=0.5))
+    claims = C.validate(raw).studies["s1"].claims
+    claims[0]["threshold"] = 0.9  # nor does a change to a study's claims reach the input
+    assert raw["studies"]["s1"]["claims"] == [{"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5}]
 
 
 @pytest.mark.parametrize("where", ["fixed", "factors", "defaults"])
