@@ -168,6 +168,8 @@ CASES = [
      ["study 's1'", "factors.pos_enc[1]", "'xpos'"]),
     ("plot-hue-not-a-factor", lambda c: study(c).update(plot={"hue": "heads"}),
      ["study 's1'", "plot: 'heads' is not a factor of the study"]),
+    ("plot-facet-not-a-factor", lambda c: study(c).update(plot={"hue": "norm", "facet": "heads"}),
+     ["study 's1'", "plot: 'heads' is not a factor of the study"]),
     ("plot-where-not-a-factor", lambda c: study(c).update(plot={"where": {"pos_enc": "none"}}),
      ["study 's1'", "plot: 'pos_enc' is not a factor of the study"]),
     ("headline-unknown-claim", lambda c: c.update(report={"headline": ["C9"]}),

@@ -207,7 +207,7 @@ def _where(path, root=None) -> str:
         prefix, root, path = f"study {path[1]!r}: ", _get(root, path[:2]), path[2:]
         if not path:
             return prefix
-    claim = _get(root, path[:2]) if len(path) >= 2 and path[0] == "claims" else None
+    claim = _get(root, path[:2]) if path[:1] == ["claims"] else None
     if isinstance(claim, dict) and isinstance(claim.get("id"), str) and claim["id"]:
         prefix, path = prefix + f"claim {claim['id']!r}: ", path[2:]
         if not path:
