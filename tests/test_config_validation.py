@@ -541,6 +541,7 @@ def test_defaults_are_filled_in_and_nothing_is_shared():
     assert first.stats == {"confidence": 0.95, "n_resamples": 9999, "bootstrap_max_n": 1000,
                            "converged_threshold": 0.95, "alpha": 0.05}  # fmt: skip
     assert first.verify == {"sample": 3, "random_seed": 0}
+    assert first.outdir == "." and C.validate(mutate(lambda c: c.update(outdir="smoke/a"))).outdir == "smoke/a"
     partial = C.validate(mutate(lambda c: c.update(stats={"alpha": 0.01}, verify={"sample": 1})))
     assert partial.stats == first.stats | {"alpha": 0.01} and partial.verify == {"sample": 1, "random_seed": 0}
     first.stats["alpha"] = 0.5  # a caller's change stays in its own result

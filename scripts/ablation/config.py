@@ -486,7 +486,7 @@ def _validate(raw: dict) -> Config:
         check_claims(body["claims"], factors, setting_names, name)
         studies[name] = Study(name, body["description"], fixed, factors, seeds, list(body["claims"]))
     claim_ids = {claim.get("id") for study in studies.values() for claim in study.claims}
-    for cid in (cfg.get("report") or {}).get("headline", []):
+    for cid in cfg["report"]["headline"]:
         if cid not in claim_ids:
             raise ConfigError(f"report.headline: {cid!r} is not the id of a claim of any study")
     return Config(
