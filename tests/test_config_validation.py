@@ -755,6 +755,8 @@ EXACT = [
      "stats: unknown key 'alfa' (did you mean 'alpha'?), 'confidense' (did you mean 'confidence'?); allowed: confidence,"
      " n_resamples, bootstrap_max_n, converged_threshold, alpha"),
     ("unknown-no-hint", lambda c: c.update(verify={"zzz": 1}), "verify: unknown key 'zzz'; allowed: sample, random_seed"),
+    ("id-outside-claims", lambda c: c.update(stats={"id": "x"}),  # only a claim is named by its id
+     "stats: unknown key 'id'; allowed: confidence, n_resamples, bootstrap_max_n, converged_threshold, alpha"),
     ("study-name", rename_study("../x"),
      "studies: study name '../x' is not a safe folder name (letters, digits, _ . -; starting with a letter or digit)"),
     ("no-studies-key", lambda c: c.pop("studies"), "studies: at least one study is required"),
