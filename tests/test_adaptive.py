@@ -151,6 +151,7 @@ def test_claims_of_an_adaptive_study_use_the_anytime_valid_rule():
     says so); a fixed study's the fixed-design ones; grad_trend reads only the first seeds."""
     from ablation import claims as CL
     from ablation import sequential as Q
+    from ablation import stats
 
     study = make_study([BETTER], seeds=range(10))
     extra = [A.make_run(study, combo, s) for combo in A.claim_cells(BETTER, study) for s in range(10, 20)]
@@ -159,8 +160,8 @@ def test_claims_of_an_adaptive_study_use_the_anytime_valid_rule():
     fixed = CL.evaluate_family([("depth", [BETTER], summary, None, study.factor_names)], STATS)
     adaptive = CL.evaluate_family([("depth", [BETTER], summary, None, study.factor_names)], STATS,
                                   adaptive={"depth": design})  # fmt: skip
-    cells = A.claim_values(CL.check_claim(BETTER, study.factor_names, list(summary.columns)), summary,
-                           study.factor_names, CL.S.resolve_cfg(STATS))  # fmt: skip
+    cells = A.claim_values(C.check_claims([BETTER], study.factor_names, list(summary.columns))[0], summary,
+                           study.factor_names, stats.resolve_cfg(STATS))  # fmt: skip
     assert adaptive["p_value"].iloc[0] == pytest.approx(min(Q.claim_p(BETTER, cells, 0.05)))
     assert adaptive["p_value"].iloc[0] != pytest.approx(fixed["p_value"].iloc[0])
     assert "anytime-valid" in adaptive["rule"].iloc[0] and "anytime-valid" not in fixed["rule"].iloc[0]

@@ -287,14 +287,14 @@ def test_where_casts_to_the_column_type():
     [
         ({"kind": "about"}, "unknown kind"),
         ({"kind": "at_value", "target": 0.5}, "needs key"),
-        ({"kind": "at_value", "target": 0.5, "tolerance": "small"}, "finite number"),
+        ({"kind": "at_value", "target": 0.5, "tolerance": "small"}, "tolerance: got a string 'small', expected a number"),
         ({"kind": "at_value", "target": 0.5, "tolerance": -1}, ">= 0"),
         ({"kind": "at_least", "threshold": 0.5, "tresh": 1}, "unknown key"),
-        ({"kind": "at_least", "threshold": 0.5, "metric": "loss"}, "unknown metric"),
+        ({"kind": "at_least", "threshold": 0.5, "metric": "loss"}, "metric: 'loss' is not one of"),
         ({"kind": "at_least", "threshold": 0.5, "where": {"colour": "red"}}, "does not exist"),
         ({"kind": "at_least", "threshold": 0.5, "where": ["pos_enc"]}, "mapping"),
         ({"kind": "better", "factor": "heads", "levels": [1, 4]}, "not a factor"),
-        ({"kind": "better", "factor": "norm", "levels": ["post"]}, "two levels"),
+        ({"kind": "better", "factor": "norm", "levels": ["post"]}, r"levels: must be a list of exactly 2 values, got \['post'\]"),
         ({"kind": "better", "factor": "norm", "levels": ["post", "post"]}, "same level"),
         ({"kind": "better", "factor": "norm", "levels": ["post", "pre"], "where": {"norm": "pre"}}, "fixes"),
         ({"kind": "grad_trend", "factor": "norm", "growing": "post", "flat": "pre"}, "flat_margin"),
@@ -305,19 +305,19 @@ def test_where_casts_to_the_column_type():
 def test_malformed_claims_raise_naming_the_claim(bad, message):
     c = {"id": "bad-one", "statement": "s", **bad}
     with pytest.raises(ValueError, match=rf"claim 'bad-one': .*{message}"):
-        C.check_claim(c, FACTORS, SETTINGS)
+        C.check_claims([c], FACTORS, SETTINGS)
     with pytest.raises(ValueError, match="claim 'bad-one'"):
         C.evaluate_claims([c], study(lambda cell, s: 0.9), None, FACTORS, CFG)
 
 
 def test_check_claim_with_known_levels_and_missing_id():
     c = claim("better", factor="norm", levels=["post", "sandwich"])
-    C.check_claim(c, FACTORS, SETTINGS)  # levels unknown: passes
+    C.check_claims([c], FACTORS, SETTINGS)  # levels unknown: passes
     with pytest.raises(ValueError, match="claim 'c-better': level 'sandwich' is not a level"):
-        C.check_claim(c, LEVELS, SETTINGS)
-    with pytest.raises(ValueError, match="missing or empty 'id'"):
-        C.check_claim({"statement": "s", "kind": "at_least", "threshold": 0.5}, FACTORS, SETTINGS)
-    ok = C.check_claim(claim("at_least", threshold=0.9), LEVELS, SETTINGS)
+        C.check_claims([c], LEVELS, SETTINGS)
+    with pytest.raises(ValueError, match=r"^claims\[0\]: missing required key 'id'$"):
+        C.check_claims([{"statement": "s", "kind": "at_least", "threshold": 0.5}], FACTORS, SETTINGS)
+    [ok] = C.check_claims([claim("at_least", threshold=0.9)], LEVELS, SETTINGS)
     assert ok["metric"] == "test_acc" and ok["where"] == {}
 
 

@@ -57,6 +57,11 @@ def study(cfg):
     return cfg["studies"]["s1"]
 
 
+def claim(**keys):
+    """A mutation giving s1 one claim 'c' with these keys."""
+    return lambda c: study(c).update(claims=[{"id": "c", "statement": "x", **keys}])
+
+
 def rename_study(new):
     return lambda c: c["studies"].update({new: c["studies"].pop("s1")})
 
@@ -75,6 +80,8 @@ CASES = [
     ("typo-top-level", lambda c: c.update(studys={}),
      ["(top level)", "unknown key 'studys'", "did you mean 'studies'"]),
     ("typo-stats", lambda c: c.update(stats={"alfa": 0.1}), ["stats", "unknown key 'alfa'"]),
+    ("typo-two-keys", lambda c: c.update(stats={"alfa": 0.1, "confidense": 0.9}),
+     ["stats: unknown key 'alfa' (did you mean 'alpha'?), 'confidense' (did you mean 'confidence'?); allowed: "]),
     ("outdir-up", lambda c: c.update(outdir="../elsewhere"), ["outdir: '../elsewhere' is not a relative folder"]),
     ("outdir-absolute", lambda c: c.update(outdir="/tmp/x"), ["outdir: '/tmp/x' is not a relative folder"]),
     ("study-named-runs", lambda c: c["studies"].update(runs=c["studies"].pop("s1")), ["study 'runs'", "used by"]),
@@ -161,6 +168,8 @@ CASES = [
      ["study 's1'", "factors.pos_enc[1]", "'xpos'"]),
     ("plot-hue-not-a-factor", lambda c: study(c).update(plot={"hue": "heads"}),
      ["study 's1'", "plot: 'heads' is not a factor of the study"]),
+    ("plot-facet-not-a-factor", lambda c: study(c).update(plot={"hue": "norm", "facet": "heads"}),
+     ["study 's1'", "plot: 'heads' is not a factor of the study"]),
     ("plot-where-not-a-factor", lambda c: study(c).update(plot={"where": {"pos_enc": "none"}}),
      ["study 's1'", "plot: 'pos_enc' is not a factor of the study"]),
     ("headline-unknown-claim", lambda c: c.update(report={"headline": ["C9"]}),
@@ -192,7 +201,70 @@ CASES = [
      ["study 's1'", "claims[0].threshold", "not plain data"]),
     # claims (checked by ablation.claims)
     ("claim-unknown-kind", lambda c: study(c).update(claims=[{"id": "c", "statement": "x", "kind": "maybe"}]),
-     ["study 's1'", "claims", "unknown kind 'maybe'"]),
+     ["study 's1'", "claim 'c'", "kind: unknown kind 'maybe'"]),
+    # claims: the schema's branch for the claim's kind, then what the schema cannot say
+    ("claim-missing-key", claim(kind="at_value", target=0.5), ["study 's1'", "claim 'c'", "kind at_value needs key(s) tolerance"]),
+    ("claim-missing-kind", claim(), ["study 's1'", "claim 'c'", "missing required key 'kind'"]),
+    ("claim-missing-id", lambda c: study(c).update(claims=[{"statement": "x", "kind": "at_least", "threshold": 0.5}]),
+     ["study 's1'", "claims[0]", "missing required key 'id'"]),
+    ("claim-empty-id", claim(id="", kind="at_least", threshold=0.5), ["study 's1'", "claims[0].id", "must not be empty"]),
+    ("claim-empty-statement", claim(statement="", kind="at_least", threshold=0.5),
+     ["study 's1'", "claim 'c'", "statement", "must not be empty"]),
+    ("claim-not-a-mapping", lambda c: study(c).update(claims=["c"]), ["study 's1'", "claims[0]", "expected a mapping"]),
+    ("claim-kind-not-text", claim(kind=3), ["study 's1'", "claim 'c'", "kind: unknown kind 3 (one of at_value, at_least"]),
+    ("claim-number-as-text", claim(kind="at_value", target=0.5, tolerance="small"),
+     ["study 's1'", "claim 'c'", "tolerance: got a string 'small', expected a number"]),
+    ("claim-threshold-above-1", claim(kind="at_least", threshold=1.5),
+     ["study 's1'", "claim 'c'", "threshold: 1.5 is out of range: must be <= 1"]),
+    ("claim-target-below-0", claim(kind="at_value", target=-0.1, tolerance=0.1),
+     ["study 's1'", "claim 'c'", "target: -0.1 is out of range: must be >= 0"]),
+    ("claim-tolerance-negative", claim(kind="at_value", target=0.5, tolerance=-1),
+     ["study 's1'", "claim 'c'", "tolerance: -1 is out of range: must be >= 0"]),
+    ("claim-margin-negative", claim(kind="equivalent", factor="norm", levels=["post", "pre"], margin=-0.1),
+     ["study 's1'", "claim 'c'", "margin: -0.1 is out of range: must be >= 0"]),
+    ("claim-flat-margin-negative", claim(kind="grad_trend", factor="norm", growing="post", flat="pre", flat_margin=-1),
+     ["study 's1'", "claim 'c'", "flat_margin: -1 is out of range: must be >= 0"]),
+    ("claim-unknown-key", claim(kind="at_least", threshold=0.5, tresh=0.6),
+     ["study 's1'", "claim 'c'", "unknown key 'tresh' (did you mean 'threshold'?)", "allowed: id, statement"]),
+    ("claim-key-of-another-kind", claim(kind="at_least", threshold=0.5, margin=0.1),
+     ["study 's1'", "claim 'c'", "unknown key 'margin'"]),
+    ("claim-metric-unknown", claim(kind="at_least", threshold=0.5, metric="loss"),
+     ["study 's1'", "claim 'c'", "metric: 'loss' is not one of test_acc, converged, final_train_acc"]),
+    ("claim-metric-grad-trend", claim(kind="grad_trend", factor="norm", growing="post", flat="pre", flat_margin=0.1,
+                                      metric="test_acc"),
+     ["study 's1'", "claim 'c'", "metric: unknown key for kind grad_trend"]),
+    ("claim-cells-unknown", claim(kind="at_least", threshold=0.5, cells="some"),
+     ["study 's1'", "claim 'c'", "cells: 'some' is not one of every, average"]),
+    ("claim-source-not-text", claim(kind="at_least", threshold=0.5, source=None),
+     ["study 's1'", "claim 'c'", "source: got null, expected a string"]),
+    ("claim-where-not-mapping", claim(kind="at_least", threshold=0.5, where=["norm"]),
+     ["study 's1'", "claim 'c'", "where: got a list ['norm'], expected a mapping"]),
+    ("claim-where-empty-list", claim(kind="at_least", threshold=0.5, where={"seed": []}),
+     ["study 's1'", "claim 'c'", "where.seed: must not be empty"]),
+    ("claim-where-nested-list", claim(kind="at_least", threshold=0.5, where={"seed": [[0]]}),
+     ["study 's1'", "claim 'c'", "where.seed[0]: got a list [0], expected a string or a number"]),
+    ("claim-where-unknown-column", claim(kind="at_least", threshold=0.5, where={"colour": "red"}),
+     ["study 's1'", "claim 'c'", "'where' names column 'colour', which does not exist"]),
+    ("claim-where-not-a-level", claim(kind="at_least", threshold=0.5, where={"norm": ["post", "mid"]}),
+     ["study 's1'", "claim 'c'", "'where' norm='mid' is not a level of that factor (['post', 'pre'])"]),
+    ("claim-where-fixes-factor", claim(kind="better", factor="norm", levels=["post", "pre"], where={"norm": "pre"}),
+     ["study 's1'", "claim 'c'", "'where' fixes 'norm', the factor the claim compares"]),
+    ("claim-factor-unknown", claim(kind="better", factor="heads", levels=[1, 2]),
+     ["study 's1'", "claim 'c'", "'factor' 'heads' is not a factor of the study (norm)"]),
+    ("claim-factor-not-text", claim(kind="better", factor=["norm"], levels=["post", "pre"]),
+     ["study 's1'", "claim 'c'", "factor: got a list ['norm'], expected a string"]),
+    ("claim-one-level", claim(kind="better", factor="norm", levels=["post"]),
+     ["study 's1'", "claim 'c'", "levels: must be a list of exactly 2 values, got ['post']"]),
+    ("claim-three-levels", claim(kind="not_worse", factor="norm", levels=["post", "pre", "post"], margin=0.1),
+     ["study 's1'", "claim 'c'", "levels: must be a list of exactly 2 values"]),
+    ("claim-same-level", claim(kind="better", factor="norm", levels=["pre", "pre"]),
+     ["study 's1'", "claim 'c'", "'levels' name the same level twice ('pre')"]),
+    ("claim-not-a-level", claim(kind="better", factor="norm", levels=["post", "mid"]),
+     ["study 's1'", "claim 'c'", "level 'mid' is not a level of factor 'norm' (['post', 'pre'])"]),
+    ("claim-growing-is-flat", claim(kind="grad_trend", factor="norm", growing="pre", flat="pre", flat_margin=0.1),
+     ["study 's1'", "claim 'c'", "'growing' and 'flat' name the same level twice ('pre')"]),
+    ("claim-flat-not-a-level", claim(kind="grad_trend", factor="norm", growing="pre", flat="mid", flat_margin=0.1),
+     ["study 's1'", "claim 'c'", "level 'mid' is not a level of factor 'norm'"]),
     ("claim-duplicate-id", lambda c: study(c).update(claims=[
         {"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5},
         {"id": "c", "statement": "y", "kind": "at_least", "threshold": 0.6}]),
@@ -292,8 +364,10 @@ def write(tmp_path, text, name="bad.yaml"):
         ("studies: {s: [\n", ["not valid safe YAML", "line 2"]),
         ("studies:\n  s:\n    seeds: [0]\n  s:\n    seeds: [1]\n", ["duplicate key 's'", "line 4"]),
         ("studies:\n\ts: {}\n", ["not valid safe YAML"]),
+        ("? [1]\n: a\nx: 1\nx: 2\n", ["duplicate key 'x'", "line 4"]),
     ],
-    ids=["unsafe-apply", "unsafe-name", "list", "string", "empty", "broken", "duplicate-key", "tab"],
+    ids=["unsafe-apply", "unsafe-name", "list", "string", "empty", "broken", "duplicate-key", "tab",
+         "duplicate-after-unhashable-key"],
 )
 def test_load_refuses_bad_files_in_one_line(tmp_path, text, fragments):
     sentinel = tmp_path / "executed"
@@ -425,11 +499,12 @@ def test_global_settings_bounds(key, accepted, refused):
 
 
 def test_study_round_trips_through_its_dict_exactly():
-    cfg = C.validate(mutate(lambda c: study(c).update(description="the s1 study")))
+    one_claim = [{"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5}]
+    cfg = C.validate(mutate(lambda c: study(c).update(description="the s1 study", claims=one_claim)))
     s1 = cfg.studies["s1"]
     assert s1.to_dict() == {
         "name": "s1", "description": "the s1 study", "fixed": s1.fixed, "factors": {"norm": ["post", "pre"]},
-        "seeds": [0, 1], "claims": [],
+        "seeds": [0, 1], "claims": one_claim,
     }  # fmt: skip
     assert s1.fixed["heads"] == 2 and s1.fixed["n_train"] == 8  # fixed over defaults
     assert C.Study.from_dict(json.loads(json.dumps(s1.to_dict()))) == s1
@@ -437,6 +512,7 @@ def test_study_round_trips_through_its_dict_exactly():
 
 
 def test_run_ids_and_runs_are_exact():
+    """The factors in a run id come in the schema's order of the settings, whatever the config's order."""
     cfg = C.validate(mutate(lambda c: study(c)["factors"].update(pos_enc=["none"], lr=[0.01])))
     runs = cfg.studies["s1"].runs()
     # factors in the schema's order of the settings, whatever the config's order
@@ -449,6 +525,8 @@ def test_run_ids_and_runs_are_exact():
     assert runs[-1].factors == {"norm": "pre", "pos_enc": "none", "lr": 0.01}
     assert list(runs[-1].factors) == order
     assert (runs[-1].settings.norm, runs[-1].settings.seed, runs[-1].settings.heads) == ("pre", 1, 2)
+    # each run's folder in the run store: the hash of its settings, one per run
+    assert [r.hash for r in runs] == [S.run_hash(r.settings) for r in runs] and len({r.hash for r in runs}) == 4
 
 
 def test_format_value_and_duplicate_levels():
@@ -467,10 +545,15 @@ def test_defaults_are_filled_in_and_nothing_is_shared():
     assert first.stats == {"confidence": 0.95, "n_resamples": 9999, "bootstrap_max_n": 1000,
                            "converged_threshold": 0.95, "alpha": 0.05}  # fmt: skip
     assert first.verify == {"sample": 3, "random_seed": 0}
+    assert first.outdir == "." and C.validate(mutate(lambda c: c.update(outdir="smoke/a"))).outdir == "smoke/a"
     partial = C.validate(mutate(lambda c: c.update(stats={"alpha": 0.01}, verify={"sample": 1})))
     assert partial.stats == first.stats | {"alpha": 0.01} and partial.verify == {"sample": 1, "random_seed": 0}
     first.stats["alpha"] = 0.5  # a caller's change stays in its own result
     assert C.validate(copy.deepcopy(BASE)).stats["alpha"] == 0.05
+    raw = mutate(claim(kind="at_least", threshold=0.5))
+    claims = C.validate(raw).studies["s1"].claims
+    claims[0]["threshold"] = 0.9  # nor does a change to a study's claims reach the input
+    assert raw["studies"]["s1"]["claims"] == [{"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5}]
 
 
 @pytest.mark.parametrize("where", ["fixed", "factors", "defaults"])
@@ -509,3 +592,248 @@ def test_command_line_without_files_prints_its_usage(monkeypatch, capsys):
     monkeypatch.setattr("sys.argv", ["ablation.config", str(REPO / "config" / "smoke.yaml")])
     assert C.main() == 0
     assert capsys.readouterr().out.startswith(f"{REPO / 'config' / 'smoke.yaml'}: ok (")
+
+
+# ---------------------------------------------------------------- claims
+
+
+def _claims(*claims, factors=None, columns=("norm", "heads")):
+    return C.check_claims(list(claims), {"norm": ["post", "pre"], "heads": [1, 4]} if factors is None else factors,
+                          columns)  # fmt: skip
+
+
+def test_every_kind_of_claim_is_accepted_with_its_defaults_filled_in():
+    base = {"id": "c", "statement": "x"}
+    kinds = {
+        "at_value": {"target": 0.5, "tolerance": 0.01},
+        "at_least": {"threshold": 0.9, "metric": "converged", "cells": "average", "source": "s", "note": "n"},
+        "equivalent": {"factor": "heads", "levels": ["4", 1], "margin": 0.02, "where": {"norm": "pre"}},
+        "not_worse": {"factor": "norm", "levels": ["post", "pre"], "margin": 0, "where": {"seed": [0, 1]}},
+        "better": {"factor": "heads", "levels": [1.0, 4], "where": {"norm": ["post", "pre"]}},
+        "grad_trend": {"factor": "norm", "growing": "post", "flat": "pre", "flat_margin": 0.1},
+    }
+    assert list(kinds) == [b["properties"]["kind"]["const"] for b in S.schema()["definitions"]["claim"]["oneOf"]]
+    for kind, keys in kinds.items():
+        [out] = _claims({**base, "kind": kind, **keys})
+        defaults = {"source": "", "note": "", "where": {}, "cells": "every"}
+        if kind != "grad_trend":
+            defaults["metric"] = "test_acc"
+        assert out == defaults | base | {"kind": kind} | keys, kind
+    given = {**base, "kind": "at_least", "threshold": 0.9, "where": {"norm": "pre"}}
+    [out] = _claims(given)
+    out["where"]["norm"] = "post"
+    assert given["where"] == {"norm": "pre"}  # the input is not changed
+    # only names known (the claims job): levels are not checked, the rest is
+    assert _claims({**base, "kind": "better", "factor": "norm", "levels": ["post", "mid"]}, factors=["norm"])
+    with pytest.raises(C.ConfigError, match=r"^claim 'c': 'factor' 'heads' is not a factor of the study \(norm\)$"):
+        _claims({**base, "kind": "better", "factor": "heads", "levels": [1, 4]}, factors=["norm"])
+    with pytest.raises(C.ConfigError, match=r"^claim 'c': 'where' names column 'depth', which does not exist$"):
+        _claims({**base, "kind": "at_least", "threshold": 0.5, "where": {"depth": 2}})
+    with pytest.raises(C.ConfigError, match=r"^claim 'c': duplicate id in this study's claims$"):
+        _claims({**base, "kind": "at_least", "threshold": 0.5}, {**base, "kind": "at_least", "threshold": 0.6})
+    with pytest.raises(C.ConfigError) as info:  # the claim's own problem before the unknown key it causes
+        _claims({**base, "kind": "at_value", "target": 0.5, "tolerance": "small", "tresh": 1})
+    assert str(info.value) == "claim 'c': tolerance: got a string 'small', expected a number"
+    with pytest.raises(C.ConfigError) as info:
+        _claims({**base, "kind": "better", "factor": "depth", "levels": [1, 2]})
+    assert str(info.value) == "claim 'c': 'factor' 'depth' is not a factor of the study (norm, heads)"
+    with pytest.raises(C.ConfigError) as info:
+        _claims({**base, "kind": "better", "factor": "depth", "levels": [1, 2]}, factors=[])
+    assert str(info.value) == "claim 'c': 'factor' 'depth' is not a factor of the study (none)"
+    with pytest.raises(C.ConfigError) as info:
+        _claims({**base, "kind": "better", "factor": "heads", "levels": [4, 4.0]})
+    assert str(info.value) == "claim 'c': 'levels' name the same level twice (4)"
+    with pytest.raises(C.ConfigError, match=r"^claims\[1\]: missing required key 'id'$"):
+        _claims({**base, "kind": "at_least", "threshold": 0.5}, {"statement": "y", "kind": "at_least", "threshold": 0.5})
+
+
+def test_the_schemas_metrics_are_those_the_statistics_compute():
+    from ablation import stats
+
+    assert S.schema()["definitions"]["claim"]["properties"]["metric"]["enum"] == list(stats.METRICS)
+
+
+def test_the_schema_lists_of_bounded_length_have_a_fixed_length():
+    """The message for minItems > 1 or maxItems says 'exactly': true while each such list has one length."""
+    bounded = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if node.get("minItems", 1) > 1 or "maxItems" in node:
+                bounded.append((node.get("minItems"), node.get("maxItems")))
+            for sub in node.values():
+                walk(sub)
+        elif isinstance(node, list):
+            for sub in node:
+                walk(sub)
+
+    walk(S.schema())
+    assert bounded and all(lo == hi for lo, hi in bounded), bounded
+
+
+def test_every_schema_property_has_a_description_and_a_default():
+    """A required key has no default (none would be meaningful); a key a branch forbids (`not`) neither.
+    A property that refers to a definition has that definition's description, unless it has its own."""
+    missing = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for name, spec in (node.get("properties") or {}).items():
+                where = f"{path}.{name}"
+                if "$ref" in spec:  # "#/definitions/x": x's description and default count
+                    spec = S.schema()["definitions"][spec["$ref"].rpartition("/")[2]] | spec
+                if not spec.get("description"):
+                    missing.append(f"{where}: description")
+                if "default" not in spec and name not in node.get("required", []) and "not" not in spec:
+                    missing.append(f"{where}: default")
+            for key, sub in node.items():
+                walk(sub, f"{path}.{key}")
+        elif isinstance(node, list):
+            for i, sub in enumerate(node):
+                walk(sub, f"{path}[{i}]")
+
+    walk(S.schema(), "")
+    assert not missing, missing
+
+
+def test_command_line_names_the_claim_and_key_in_one_line(tmp_path, capsys):
+    cfg = mutate(claim(kind="equivalent", factor="norm", levels=["post", "pre"], margin="small"))
+    path = write(tmp_path, yaml.safe_dump(cfg))
+    assert C.main([str(path)]) == 1
+    assert capsys.readouterr().err == (
+        "config error: study 's1': claim 'c': margin: got a string 'small', expected a number\n"
+    )
+
+
+# ---------------------------------------------------------------- exact messages
+
+# The whole line, word for word: a fragment would let a garbled type name, hint or list through.
+def heads_factor(fn):
+    """fn, with heads a factor [1, 4] of s1 instead of fixed."""
+    return lambda c: (study(c)["fixed"].pop("heads"), study(c)["factors"].update(heads=[1, 4]), fn(c))
+
+
+A58 = "a" * 58  # its repr is 60 characters, the most a message shows whole
+EXACT = [
+    ("key-not-text", lambda c: c["studies"].update({5: c["studies"].pop("s1")}),
+     "studies: key 5 is a number, expected a string (quote it: '5')"),
+    ("python-object", lambda c: study(c)["fixed"].update(lr=len),
+     "study 's1': fixed.lr: <built-in function len> is a Python builtin_function_or_method, not plain data (a string,"
+     " number, boolean, null, list or mapping; remove any !!python tag, quote dates)"),
+    ("boolean", lambda c: study(c)["fixed"].update(heads=True),
+     "study 's1': fixed.heads: got a boolean true, expected an integer"),
+    ("false", lambda c: study(c)["fixed"].update(norm=False), "study 's1': fixed.norm: got a boolean false, expected a string"),
+    ("null", lambda c: study(c)["fixed"].update(norm=None), "study 's1': fixed.norm: got null, expected a string"),
+    ("list", lambda c: study(c)["fixed"].update(heads=[2]), "study 's1': fixed.heads: got a list [2], expected an integer"),
+    ("mapping", lambda c: study(c)["fixed"].update(heads={"a": 1}),
+     "study 's1': fixed.heads: got a mapping {'a': 1}, expected an integer"),
+    ("number", lambda c: study(c)["fixed"].update(norm=2.5), "study 's1': fixed.norm: got a number 2.5, expected a string"),
+    ("study-null", lambda c: c["studies"].update(s1=None), "study 's1': got null, expected a mapping"),
+    ("key-tuple", lambda c: c.update(stats={("a",): 1}), "stats: key ('a',) is tuple, expected a string (quote it: '('a',)')"),
+    ("top-level", lambda c: c.update(studys={}), "(top level): unknown key 'studys' (did you mean 'studies'?); allowed: "
+     "defaults, outdir, train_threads, stats, verify, report, studies"),
+    ("nan", lambda c: study(c)["fixed"].update(lr=float("nan")), "study 's1': fixed.lr: nan is not a finite number"),
+    ("outdir-not-text", lambda c: c.update(outdir=5), "outdir: got a number 5, expected a string"),
+    ("outdir-pattern", lambda c: c.update(outdir="../x"),
+     "outdir: '../x' is not a relative folder without '..' (letters, digits, _ . -, separated by /)"),
+    ("claim-id-number", claim(id=5, kind="at_least", threshold=0.5), "study 's1': claims[0].id: got a number 5, expected a string"),
+    ("two-types-quoted", lambda c: study(c)["fixed"].update(data_seed="3"),
+     "study 's1': fixed.data_seed: got a string '3', expected an integer or null (remove the quotes)"),
+    ("two-types", lambda c: study(c)["fixed"].update(data_seed="x"),
+     "study 's1': fixed.data_seed: got a string 'x', expected an integer or null"),
+    ("digits-for-a-list", lambda c: study(c).update(seeds="0"), "study 's1': seeds: got a string '0', expected a list"),
+    ("yaml11-float", lambda c: study(c)["fixed"].update(lr="1e-3"),
+     "study 's1': fixed.lr: got a string '1e-3', expected a number (YAML reads 1e-3 or 1.5e3 as text: write 1.0e-3,"
+     " 1.5e+3 or 0.001)"),
+    ("quoted-integer", lambda c: study(c)["fixed"].update(heads="2"),
+     "study 's1': fixed.heads: got a string '2', expected an integer (remove the quotes)"),
+    ("float-integer", lambda c: study(c)["fixed"].update(heads=2.0), "study 's1': fixed.heads: got a number 2.0, expected an integer"),
+    ("repr-60", lambda c: study(c)["fixed"].update(heads=A58), f"study 's1': fixed.heads: got a string '{A58}', expected an integer"),
+    ("repr-61", lambda c: study(c)["fixed"].update(heads=A58 + "a"),
+     f"study 's1': fixed.heads: got a string '{A58[:-2]}..., expected an integer"),
+    ("duplicates", lambda c: study(c).update(seeds=[0, 1, 0, 1, 2]), "study 's1': seeds: duplicate value(s) 0, 1"),
+    ("missing", lambda c: study(c).pop("seeds"), "study 's1': missing required key 'seeds'"),
+    ("two-missing", lambda c: study(c).update(claims=[{"kind": "at_least", "threshold": 0.5}]),
+     "study 's1': claims[0]: missing required key 'id', 'statement'"),
+    ("two-unknown", lambda c: c.update(stats={"alfa": 0.1, "confidense": 0.9}),
+     "stats: unknown key 'alfa' (did you mean 'alpha'?), 'confidense' (did you mean 'confidence'?); allowed: confidence,"
+     " n_resamples, bootstrap_max_n, converged_threshold, alpha"),
+    ("unknown-no-hint", lambda c: c.update(verify={"zzz": 1}), "verify: unknown key 'zzz'; allowed: sample, random_seed"),
+    ("id-outside-claims", lambda c: c.update(stats={"id": "x"}),  # only a claim is named by its id
+     "stats: unknown key 'id'; allowed: confidence, n_resamples, bootstrap_max_n, converged_threshold, alpha"),
+    ("study-name", rename_study("../x"),
+     "studies: study name '../x' is not a safe folder name (letters, digits, _ . -; starting with a letter or digit)"),
+    ("no-studies-key", lambda c: c.pop("studies"), "studies: at least one study is required"),
+    ("no-studies", lambda c: c.update(studies={}), "studies: at least one entry is required"),
+    ("factor-no-hint", lambda c: study(c)["factors"].update(zzzz=[1]), "study 's1': factors.zzzz: unknown setting"),
+    # the first problem: nearest the top, then in key order; a claim's key before its unknown keys
+    ("first-in-key-order", lambda c: study(c)["fixed"].update(heads="x", depth="y"),
+     "study 's1': fixed.depth: got a string 'y', expected an integer"),
+    ("first-nearest-the-top", lambda c: (study(c)["fixed"].update(heads="x"), study(c).update(bogus=1)),
+     "study 's1': unknown key 'bogus'; allowed: description, fixed, factors, seeds, plot, adaptive, claims"),
+    ("claim-key-before-unknown-key", claim(kind="at_value", target=0.5, tolerance="small", tresh=1),
+     "study 's1': claim 'c': tolerance: got a string 'small', expected a number"),
+    ("claim-two-missing", claim(kind="at_value"), "study 's1': claim 'c': kind at_value needs key(s) target, tolerance"),
+    ("claim-kind-true", claim(kind=True),
+     "study 's1': claim 'c': kind: unknown kind true (one of at_value, at_least, equivalent, not_worse, better, grad_trend)"),
+    ("claim-kind-false", claim(kind=False), "study 's1': claim 'c': kind: unknown kind false (one of at_value, at_least,"
+     " equivalent, not_worse, better, grad_trend)"),
+    ("claim-kind-null", claim(kind=None), "study 's1': claim 'c': kind: unknown kind null (one of at_value, at_least,"
+     " equivalent, not_worse, better, grad_trend)"),
+    # a boolean is never a level of a text or number factor, nor equal to a number
+    ("claim-boolean-level", heads_factor(claim(kind="better", factor="heads", levels=[True, 4])),
+     "study 's1': claim 'c': level True is not a level of factor 'heads' ([1, 4])"),
+    ("claim-same-booleans", heads_factor(claim(kind="better", factor="heads", levels=[True, True])),
+     "study 's1': claim 'c': 'levels' name the same level twice (True)"),
+    ("claim-where-boolean", claim(kind="at_least", threshold=0.5, where={"norm": False}),
+     "study 's1': claim 'c': 'where' norm=False is not a level of that factor (['post', 'pre'])"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name, fn, message", EXACT, ids=[c[0] for c in EXACT])
+def test_exact_message(name, fn, message):
+    with pytest.raises(C.ConfigError) as info:
+        C.validate(mutate(fn))
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("raw, what", [("x", "a string"), ([], "a list"), (None, "null")])
+def test_a_config_that_is_not_a_mapping(raw, what):
+    with pytest.raises(C.ConfigError) as info:
+        C.validate(raw)
+    assert str(info.value) == f"(top level): the config must be a mapping with a 'studies' key, got {what}"
+
+
+@pytest.mark.parametrize("levels", [[0, None], [None, 0], [1, 1.5]])
+def test_distinct_levels_are_not_duplicates(levels):
+    """null is not 0 (nor 'null' text), 1 is not 1.5: each level its own runs."""
+    assert C.validate(mutate(lambda c: study(c)["factors"].update(data_seed=[0, 1]))).studies["s1"].n_runs() == 8
+    key = "lr" if 1.5 in levels else "data_seed"
+    assert C.validate(mutate(lambda c: study(c)["factors"].update({key: levels}))).studies["s1"].n_runs() == 8
+
+
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        ("ctrl.yaml", b"a: \x07\n",
+         "not valid safe YAML: unacceptable character #x0007: special characters are not allowed"),
+        ("bad\n \nname.yaml", b"\xff\xfe",
+         "unreadable ('utf-8' codec can't decode byte 0xff in position 0: invalid start byte)"),
+        ("tag.yaml", b"studies: !!python/name:os.system\n",
+         "not valid safe YAML: line 1, column 10: unsafe or unknown tag 'tag:yaml.org,2002:python/name:os.system'"
+         " (only plain YAML is read: remove the tag)"),
+        ("list.yaml", b"- a\n- b\n", "must be a mapping with a 'studies' key, got a list ['a', 'b']"),
+        ("broken.yaml", b"studies: {s: [\n",
+         "not valid safe YAML: line 2, column 1: expected the node content, but found '<stream end>'"),
+    ],
+)  # fmt: skip
+def test_exact_messages_of_files(tmp_path, name, data, message):
+    """One line even where the file name holds a line break."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(C.ConfigError) as info:
+        C.load(path)
+    assert str(info.value) == f"config file {tmp_path / name.replace(chr(10) + ' ' + chr(10), ' ')}: {message}"
+    with pytest.raises(C.ConfigError) as info:
+        C.load(tmp_path)
+    assert str(info.value) == f"config file {tmp_path}: not found (it is a folder)"

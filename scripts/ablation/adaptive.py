@@ -30,7 +30,8 @@ from . import claims as CL
 from . import io, outputs
 from . import settings as S
 from . import sequential as Q
-from .config import Run, Study, format_value
+from . import stats
+from .config import Run, Study, _same_value, check_claims, format_value
 
 STATES = ("resolved", "max_seeds", "unreachable", "open", "fixed design")
 ROUND_CLAIM_COLUMNS = [
@@ -85,7 +86,7 @@ def claim_cells(claim: dict, study: Study) -> list[dict]:
     def keep(combo):
         for col, value in where.items():
             values = value if isinstance(value, (list, tuple)) else [value]
-            if col in combo and not any(CL._same(combo[col], v) for v in values):
+            if col in combo and not any(_same_value(combo[col], v) for v in values):
                 return False
         return True
 
@@ -110,11 +111,11 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
     over the config's ``family_size`` claims (default: the study's), an upper bound on the
     Holm-adjusted p the claims rule gives it over the whole family, so a claim the rounds stop as
     resolved keeps its verdict there. Reachability asks for the same level."""
-    cfg = CL.S.resolve_cfg(stats_cfg)
+    cfg = stats.resolve_cfg(stats_cfg)
     alpha = cfg["alpha"]
     factors = study.factor_names
     rows, values = [], []
-    for c in CL.check_claims(study.claims, factors, list(summary.columns)):
+    for c in check_claims(study.claims, factors, list(summary.columns)):
         sequential = c["kind"] in Q.SEQUENTIAL_KINDS
         cells = claim_values(c, summary, factors, cfg) if sequential else []
         p_sup, p_con = Q.claim_p(c, cells, alpha) if sequential else (np.nan, np.nan)
@@ -225,9 +226,9 @@ def rounds_table(round_files) -> pd.DataFrame:
 def sequences_table(study: Study, summary: pd.DataFrame, stats_cfg: dict) -> pd.DataFrame:
     """The confidence sequence of every sequential claim's cells after each seed (``SEQUENCE_COLUMNS``),
     beside the claim's decision bounds."""
-    cfg = CL.S.resolve_cfg(stats_cfg)
+    cfg = stats.resolve_cfg(stats_cfg)
     rows = []
-    for c in CL.check_claims(study.claims, study.factor_names, list(summary.columns)):
+    for c in check_claims(study.claims, study.factor_names, list(summary.columns)):
         if c["kind"] not in Q.SEQUENTIAL_KINDS:
             continue
         lo_b, hi_b = Q.band(c)

@@ -2,7 +2,8 @@
 
 A study's claims live in the config (``studies.<name>.claims``), one dict per claim, so a claim is
 added without touching code. Every claim has ``id``, ``statement``, ``kind``, optionally
-``source``, ``where``, ``metric`` and ``cells``, plus the keys of its kind:
+``source``, ``where``, ``metric`` and ``cells``, plus the keys of its kind (declared in the config
+schema, ``definitions.claim``, and checked by ``ablation.config.check_claims``):
 
 =============  =====================================  =============================================
 kind           keys                                   SUPPORTED / CONTRADICTED (else INCONCLUSIVE)
@@ -45,9 +46,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-from numbers import Real
 from pathlib import Path
 
 import numpy as np
@@ -55,170 +54,20 @@ import pandas as pd
 
 from . import sequential as Q
 from . import stats
+from .config import check_claims
 
 VERDICTS = ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")
 CLAIM_COLUMNS = [
     "id", "statement", "source", "kind", "cells", "verdict", "estimate", "ci_lo", "ci_hi", "n", "p_value", "p_holm",
     "robustness", "verdict_without_diverged", "rule", "detail",
 ]  # fmt: skip
-COMMON_KEYS = ("id", "statement", "source", "kind", "where", "metric", "note", "cells")
-CELLS = ("every", "average")
-"""How a claim over several cells is judged: in every cell on its own, or on the mean over cells."""
 ROBUST = 0.8
 """A verdict that fewer than this share of leave-one-seed-out evaluations repeat is fragile."""
-KINDS: dict[str, tuple[str, ...]] = {
-    "at_value": ("target", "tolerance"),
-    "at_least": ("threshold",),
-    "equivalent": ("factor", "levels", "margin"),
-    "not_worse": ("factor", "levels", "margin"),
-    "better": ("factor", "levels"),
-    "grad_trend": ("factor", "growing", "flat", "flat_margin"),
-}
 PAIRED_KINDS = ("equivalent", "not_worse", "better")
-_NUMBER_KEYS = {"target": False, "threshold": False, "tolerance": True, "margin": True, "flat_margin": True}
-# key -> must be >= 0
-
-
-# --------------------------------------------------------------------------- validation
-
-
-def _claim_id(claim) -> str:
-    if isinstance(claim, dict) and isinstance(claim.get("id"), str) and claim["id"]:
-        return claim["id"]
-    return "<no id>"
 
 
 def _fail(claim_id: str, problem: str):
     raise ValueError(f"claim {claim_id!r}: {problem}")
-
-
-def _is_scalar(v) -> bool:
-    return v is None or isinstance(v, (str, bool, Real))
-
-
-def _same(a, b) -> bool:
-    """Loose equality of a config value and a level: numbers as floats, else as text."""
-    try:
-        if not isinstance(a, bool) and not isinstance(b, bool):
-            return math.isclose(float(a), float(b), rel_tol=1e-12, abs_tol=0.0)
-    except (TypeError, ValueError):
-        pass
-    return str(a) == str(b)
-
-
-def check_claim(claim, factors, settings_columns) -> dict:
-    """Validate one claim's shape without data; return it with defaults filled in.
-
-    ``factors``: the study's factor names, or a dict name -> list of levels (then levels named by
-    the claim must exist). ``settings_columns``: columns a ``where`` may name ('seed' always may).
-    Raises ValueError("claim '<id>': <problem>").
-    """
-    cid = _claim_id(claim)
-    if not isinstance(claim, dict):
-        _fail(cid, f"must be a mapping, got {type(claim).__name__}")
-    if cid == "<no id>":
-        _fail(cid, "missing or empty 'id'")
-    if not isinstance(claim.get("statement"), str) or not claim["statement"].strip():
-        _fail(cid, "missing or empty 'statement'")
-    kind = claim.get("kind")
-    if kind not in KINDS:
-        _fail(cid, f"unknown kind {kind!r} (one of {', '.join(KINDS)})")
-    required = KINDS[kind]
-    missing = [k for k in required if k not in claim]
-    if missing:
-        _fail(cid, f"kind {kind} needs key(s) {', '.join(missing)}")
-    allowed = set(COMMON_KEYS) | set(required)
-    if kind == "grad_trend":
-        allowed.discard("metric")
-    unknown = sorted(set(claim) - allowed)
-    if unknown:
-        _fail(cid, f"unknown key(s) {', '.join(map(str, unknown))} for kind {kind}")
-    source = claim.get("source", "")
-    if source is None:
-        source = ""
-    if not isinstance(source, str):
-        _fail(cid, "'source' must be text")
-
-    for key, nonneg in _NUMBER_KEYS.items():
-        if key in required:
-            v = claim[key]
-            if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(v):
-                _fail(cid, f"'{key}' must be a finite number, got {v!r}")
-            if nonneg and v < 0:
-                _fail(cid, f"'{key}' must be >= 0, got {v!r}")
-
-    metric = claim.get("metric", "test_acc")
-    if metric not in stats.METRICS:
-        _fail(cid, f"unknown metric {metric!r} (one of {', '.join(stats.METRICS)})")
-
-    factor_levels = dict(factors) if isinstance(factors, dict) else None
-    factor_names = list(factors)
-    factor = claim.get("factor")
-    if "factor" in required:
-        if not isinstance(factor, str) or factor not in factor_names:
-            _fail(cid, f"'factor' {factor!r} is not a factor of the study ({', '.join(factor_names) or 'none'})")
-
-    def known_level(value, what):
-        if not _is_scalar(value):
-            _fail(cid, f"{what} must be a single value, got {value!r}")
-        if factor_levels is not None and not any(_same(value, lev) for lev in factor_levels[factor]):
-            _fail(cid, f"{what} {value!r} is not a level of factor '{factor}' ({factor_levels[factor]})")
-
-    if "levels" in required:
-        levels = claim["levels"]
-        if not isinstance(levels, (list, tuple)) or len(levels) != 2:
-            _fail(cid, f"'levels' must be a list of two levels of '{factor}', got {levels!r}")
-        if _same(levels[0], levels[1]):
-            _fail(cid, f"'levels' names the same level twice ({levels[0]!r})")
-        for lev in levels:
-            known_level(lev, "level")
-    if kind == "grad_trend":
-        known_level(claim["growing"], "'growing'")
-        known_level(claim["flat"], "'flat'")
-        if _same(claim["growing"], claim["flat"]):
-            _fail(cid, "'growing' and 'flat' name the same level")
-
-    where = claim.get("where") or {}
-    if not isinstance(where, dict):
-        _fail(cid, f"'where' must be a mapping column -> value, got {where!r}")
-    columns = set(settings_columns) | {"seed"}
-    for col, value in where.items():
-        if col not in columns:
-            _fail(cid, f"'where' names column {col!r}, which does not exist")
-        if "factor" in required and col == factor:
-            _fail(cid, f"'where' fixes '{col}', the factor the claim compares")
-        values = value if isinstance(value, (list, tuple)) else [value]
-        if not values or not all(_is_scalar(v) for v in values):
-            _fail(cid, f"'where' value for {col!r} must be a value or a list of values, got {value!r}")
-        if factor_levels is not None and col in factor_levels:
-            for v in values:
-                if not any(_same(v, lev) for lev in factor_levels[col]):
-                    _fail(cid, f"'where' {col}={v!r} is not a level of that factor ({factor_levels[col]})")
-
-    cells = claim.get("cells", "every")
-    if cells not in CELLS:
-        _fail(cid, f"'cells' must be one of {', '.join(CELLS)}, got {cells!r}")
-
-    out = dict(claim)
-    out["cells"] = cells
-    out["source"] = source
-    out["where"] = dict(where)
-    if kind != "grad_trend":
-        out["metric"] = metric
-    return out
-
-
-def check_claims(claims, factors, settings_columns) -> list[dict]:
-    """``check_claim`` on every claim of a study, plus unique ids."""
-    seen = set()
-    out = []
-    for claim in claims or []:
-        c = check_claim(claim, factors, settings_columns)
-        if c["id"] in seen:
-            _fail(c["id"], "duplicate claim id in this study")
-        seen.add(c["id"])
-        out.append(c)
-    return out
 
 
 # --------------------------------------------------------------------------- selection

@@ -39,11 +39,11 @@ class _SafeUniqueLoader(yaml.SafeLoader):
     """PyYAML's safe loader (no Python tags), refusing a key given twice in one mapping."""
 
 
-def _construct_unique_mapping(loader, node, deep=False):
+def _construct_unique_mapping(loader, node):  # PyYAML calls it without `deep`
     loader.flatten_mapping(node)
     seen = set()
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
+        key = loader.construct_object(key_node)
         try:
             duplicate = key in seen
         except TypeError:
@@ -53,7 +53,7 @@ def _construct_unique_mapping(loader, node, deep=False):
                 None, None, f"duplicate key {key!r} (the later value would silently win)", key_node.start_mark
             )
         seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
+    return loader.construct_mapping(node)
 
 
 _SafeUniqueLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping)
@@ -200,15 +200,29 @@ def _one_line(text: str) -> str:
     return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
 
 
-def _where(path) -> str:
-    """'study 'x': key.sub: ' (or 'key: ') for a path into the raw config."""
-    path = list(path)
-    prefix = ""
+def _where(path, root=None) -> str:
+    """'study 'x': claim 'c': key.sub: ' (or 'key: ') for a path into ``root``, the raw config."""
+    path, prefix = list(path), ""
     if len(path) >= 2 and path[0] == "studies":
-        prefix = f"study {path[1]!r}: "
-        path = path[2:]
-        return prefix + (_dotted(path) + ": " if path else "")
-    return (_dotted(path) or "(top level)") + ": "
+        prefix, root, path = f"study {path[1]!r}: ", _get(root, path[:2]), path[2:]
+        if not path:
+            return prefix
+    claim = _get(root, path[:2]) if path[:1] == ["claims"] else None
+    if isinstance(claim, dict) and isinstance(claim.get("id"), str) and claim["id"]:
+        prefix, path = prefix + f"claim {claim['id']!r}: ", path[2:]
+        if not path:
+            return prefix
+    return prefix + (_dotted(path) or "(top level)") + ": "
+
+
+def _get(node, keys):
+    """node[k0][k1]..., or None where there is no such item."""
+    for key in keys:
+        try:
+            node = node[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return node
 
 
 def _dotted(path) -> str:
@@ -221,23 +235,14 @@ def _dotted(path) -> str:
 
 def _type_name(types) -> str:
     types = types if isinstance(types, list) else [types]
-    return " or ".join(_TYPE_NAMES.get(t, t) for t in types)
+    return " or ".join(_TYPE_NAMES[t] for t in types)
 
 
 def _describe(value) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return type(value).__name__
+    """'a string', 'a list'...: what a value is, in the words of the messages."""
+    kinds = ((bool, "a boolean"), (type(None), "null"), (str, "a string"), ((int, float), "a number"),
+             (dict, "a mapping"), (list, "a list"))  # fmt: skip
+    return next((name for types, name in kinds if isinstance(value, types)), type(value).__name__)
 
 
 def _show(value) -> str:
@@ -262,20 +267,43 @@ def _number_hint(value, expected) -> str:
     return " (remove the quotes)"
 
 
-def _schema_error_line(error: jsonschema.ValidationError) -> str:
-    where = _where(error.absolute_path)
+def _rank(error: jsonschema.ValidationError):
+    """Which error to report first: nearest the top, then in key order; at one place, unknown keys last
+    (a claim whose branch fails leaves that branch's keys unevaluated: the branch's problem comes first)."""
+    return len(error.absolute_path), error.validator == "unevaluatedProperties", [str(p) for p in error.absolute_path]
+
+
+def _branch(schema: dict, kind) -> tuple[int, dict] | tuple[None, dict]:
+    """The oneOf branch of a claim schema whose `kind` is ``kind``: (its index, its properties)."""
+    for i, branch in enumerate(schema.get("oneOf", [])):
+        if branch["properties"]["kind"]["const"] == kind:
+            return i, branch["properties"]
+    return None, {}
+
+
+def _schema_error_line(error: jsonschema.ValidationError, root=None) -> str:
+    where = _where(error.absolute_path, root)
     inst = error.instance
-    if error.validator == "additionalProperties":
-        extra = re.findall(r"'([^']+)' was unexpected", error.message)
-        allowed = list(error.schema.get("properties", {}))
+    if error.validator == "oneOf" and isinstance(inst, dict):
+        # a claim: its `kind` picks the branch; report that branch's first problem
+        i, _ = _branch(error.schema, inst.get("kind"))
+        if i is None:
+            kinds = ", ".join(b["properties"]["kind"]["const"] for b in error.validator_value)
+            return f"{where}kind: unknown kind {_show(inst.get('kind'))} (one of {kinds})"
+        first = min((e for e in error.context if e.relative_schema_path[0] == i), key=_rank)
+        if first.validator == "required":
+            missing = [key for key in first.validator_value if key not in inst]
+            return f"{where}kind {inst['kind']} needs key(s) {', '.join(missing)}"
+        return _schema_error_line(first, root)
+    if error.validator in ("additionalProperties", "unevaluatedProperties"):
+        extra = re.findall(r"'([^']+)'", error.message)  # "... ('a', 'b' were unexpected)"
+        allowed = list(error.schema["properties"])  # and a claim's, those of its kind
+        allowed += [k for k in _branch(error.schema, inst.get("kind"))[1] if k not in allowed]
         hints = []
         for name in extra:
             close = difflib.get_close_matches(name, allowed, n=1)
             hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        what = "unknown key " + ", ".join(hints) if hints else error.message
-        if allowed:
-            what += f"; allowed: {', '.join(allowed)}"
-        return f"{where}{what}"
+        return f"{where}unknown key {', '.join(hints)}; allowed: {', '.join(allowed)}"
     if "propertyNames" in error.schema_path:
         return (
             f"{where}study name {inst!r} is not a safe folder name "
@@ -283,32 +311,36 @@ def _schema_error_line(error: jsonschema.ValidationError) -> str:
         )
     if error.validator == "pattern" and list(error.absolute_path) == ["outdir"]:
         return f"{where}{_short(inst)} is not a relative folder without '..' (letters, digits, _ . -, separated by /)"
+    if error.validator == "not":
+        return f"{where}{error.schema['description']}"
     if error.validator == "enum":
         return f"{where}{_show(inst)} is not one of {', '.join(map(str, error.validator_value))}"
     if error.validator == "type":
         got = "null" if inst is None else f"{_describe(inst)} {_show(inst)}"
         hint = _number_hint(inst, error.validator_value)
         return f"{where}got {got}, expected {_type_name(error.validator_value)}{hint}"
-    if error.validator == "minItems":
+    if error.validator in ("minItems", "minLength") and error.validator_value == 1:
         return f"{where}must not be empty"
+    if error.validator in ("minItems", "maxItems"):  # a list of fixed length (the schema has no other)
+        return f"{where}must be a list of exactly {error.validator_value} values, got {_short(inst)}"
     if error.validator == "minProperties":
         return f"{where}at least one entry is required"
     if error.validator == "uniqueItems":
         dups = sorted({_short(v) for i, v in enumerate(inst) if v in inst[:i]})
         return f"{where}duplicate value(s) {', '.join(dups)}"
     if error.validator == "required":
-        missing = re.findall(r"'([^']+)' is a required property", error.message)
-        return f"{where}missing required key {', '.join(map(repr, missing)) or error.message}"
+        missing = [key for key in error.validator_value if key not in inst]
+        return f"{where}missing required key {', '.join(map(repr, missing))}"
     if error.validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         op = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[error.validator]
         return f"{where}{_short(inst)} is out of range: must be {op} {error.validator_value}"
     return f"{where}{_short(error.message, 160)}"
 
 
-# Draft 7 counts 2.0 as an integer; a setting like heads or epochs must be a real int.
+# A setting like heads or epochs must be a real int (JSON Schema counts 2.0 as an integer).
 _StrictValidator = jsonschema.validators.extend(
-    jsonschema.Draft7Validator,
-    type_checker=jsonschema.Draft7Validator.TYPE_CHECKER.redefine(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda checker, inst: isinstance(inst, int) and not isinstance(inst, bool)
     ),
 )
@@ -318,14 +350,14 @@ def _validator(schema: dict | None = None):
     return _StrictValidator(S.schema() if schema is None else schema)
 
 
-def _fill_defaults(instance: dict, schema: dict, root: dict) -> dict:
+def _fill_defaults(instance: dict, schema: dict) -> dict:
     """Fill in defaults of the top-level and study-level properties (not inside settings)."""
     out = copy.deepcopy(instance)
     for key, spec in schema.get("properties", {}).items():
         if key not in out and "default" in spec:
             out[key] = copy.deepcopy(spec["default"])
-        if isinstance(out.get(key), dict) and "properties" in spec and key != "defaults":
-            out[key] = _fill_defaults(out[key], spec, root)
+        if isinstance(out.get(key), dict):  # a mapping without `properties` (the settings) is copied as is
+            out[key] = _fill_defaults(out[key], spec)
     return out
 
 
@@ -359,9 +391,9 @@ def _check_value(study: str, key: str, index: int, value) -> None:
         raise ConfigError(_schema_error_line_at(error, ("studies", study, "factors", key, index)))
 
 
-def _schema_error_line_at(error: jsonschema.ValidationError, path: tuple) -> str:
+def _schema_error_line_at(error: jsonschema.ValidationError, path: tuple, root=None) -> str:
     error.path.extendleft(reversed(path))
-    return _schema_error_line(error)
+    return _schema_error_line(error, root)
 
 
 def _same_value(a, b) -> bool:
@@ -386,12 +418,12 @@ def _validate(raw: dict) -> Config:
     if not isinstance(raw, dict):
         raise ConfigError(f"(top level): the config must be a mapping with a 'studies' key, got {_describe(raw)}")
     _check_plain(raw)
-    errors = sorted(_validator().iter_errors(raw), key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path]))
+    errors = sorted(_validator().iter_errors(raw), key=_rank)
     if errors:
         # the first failing place, nearest the top (an unknown study key before a bad value inside it)
-        raise ConfigError(_schema_error_line(errors[0]))
+        raise ConfigError(_schema_error_line(errors[0], raw))
     schema = S.schema()
-    cfg = _fill_defaults(raw, schema, schema)
+    cfg = _fill_defaults(raw, schema)
     if not cfg.get("studies"):
         raise ConfigError("studies: at least one study is required")
     setting_names = list(S.setting_specs())
@@ -407,7 +439,7 @@ def _validate(raw: dict) -> Config:
             )
     studies = {}
     for name, body in cfg["studies"].items():
-        body = _fill_defaults(body, schema["definitions"]["study"], schema)
+        body = _fill_defaults(body, schema["definitions"]["study"])
         own_fixed = dict(body.get("fixed") or {})
         fixed = dict(defaults) | own_fixed
         factors = dict(body.get("factors") or {})
@@ -451,11 +483,10 @@ def _validate(raw: dict) -> Config:
         # one home per setting: a factor is not also shown as fixed; factors in the schema's order
         fixed = {k: v for k, v in fixed.items() if k not in factors}
         factors = {k: factors[k] for k in setting_names if k in factors}
-        study = Study(name, body.get("description", ""), fixed, factors, seeds, list(body.get("claims") or []))
-        _check_claims(study)
-        studies[name] = study
+        check_claims(body["claims"], factors, setting_names, name)
+        studies[name] = Study(name, body["description"], fixed, factors, seeds, list(body["claims"]))
     claim_ids = {claim.get("id") for study in studies.values() for claim in study.claims}
-    for cid in (cfg.get("report") or {}).get("headline", []):
+    for cid in cfg["report"]["headline"]:
         if cid not in claim_ids:
             raise ConfigError(f"report.headline: {cid!r} is not the id of a claim of any study")
     return Config(
@@ -476,23 +507,54 @@ def _origin(own_fixed: dict, defaults: dict, factors: dict, key: str) -> str:
     return f"{key} (schema default)"
 
 
-def _check_claims(study: Study) -> None:
-    ids = set()
-    for claim in study.claims:
-        cid = claim.get("id")
-        if cid in ids:
-            raise ConfigError(f"study {study.name!r}: claims: duplicate id {cid!r}")
-        ids.add(cid)
-    try:
-        from . import claims as C  # noqa: PLC0415 (the claims module is optional until written)
-    except ImportError:
-        return
-    columns = ["seed", *S.setting_specs()]
-    for claim in study.claims:
-        try:
-            C.check_claim(claim, study.factors, columns)
-        except ValueError as exc:
-            raise ConfigError(f"study {study.name!r}: claims: {exc}") from None
+def check_claims(claims: list, factors, columns, study: str | None = None) -> list[dict]:
+    """A study's claims, checked against the schema and for what it cannot say, with its defaults filled in.
+
+    ``factors``: the study's factor names, or name -> levels (then the levels a claim names must be
+    among them). ``columns``: what ``where`` may name besides 'seed'. Raises ConfigError naming the
+    claim and the key.
+    """
+    prefix, root = ("claims",), {"claims": claims}
+    if study is not None:
+        prefix, root = ("studies", study, "claims"), {"studies": {study: root}}
+    definitions = S.schema()["definitions"]
+    validator = _validator({"$ref": "#/definitions/claim", "definitions": definitions})
+    levels = factors if isinstance(factors, dict) else None
+    columns = {"seed", *columns}
+    out, ids = [], set()
+    for i, claim in enumerate(claims):
+        errors = sorted(validator.iter_errors(claim), key=_rank)
+        if errors:
+            raise ConfigError(_schema_error_line_at(errors[0], (*prefix, i), root))
+        where = _where((*prefix, i), root)
+
+        def known(value, factor) -> bool:
+            return levels is None or any(_same_value(value, level) for level in levels[factor])
+
+        if claim["id"] in ids:
+            raise ConfigError(f"{where}duplicate id in this study's claims")
+        ids.add(claim["id"])
+        factor = claim.get("factor")
+        if factor is not None and factor not in factors:
+            raise ConfigError(f"{where}'factor' {factor!r} is not a factor of the study ({', '.join(factors) or 'none'})")
+        pair = claim.get("levels") or [claim[k] for k in ("growing", "flat") if k in claim]
+        if pair and _same_value(*pair):
+            keys = "'levels'" if "levels" in claim else "'growing' and 'flat'"
+            raise ConfigError(f"{where}{keys} name the same level twice ({pair[0]!r})")
+        for value in pair:
+            if not known(value, factor):
+                raise ConfigError(f"{where}level {value!r} is not a level of factor '{factor}' ({levels[factor]})")
+        for col, value in claim.get("where", {}).items():
+            if col not in columns:
+                raise ConfigError(f"{where}'where' names column {col!r}, which does not exist")
+            if col == factor:
+                raise ConfigError(f"{where}'where' fixes '{col}', the factor the claim compares")
+            for v in value if isinstance(value, list) else [value]:
+                if col in factors and not known(v, col):
+                    raise ConfigError(f"{where}'where' {col}={v!r} is not a level of that factor ({levels[col]})")
+        kind_properties = _branch(definitions["claim"], claim["kind"])[1]
+        out.append(_fill_defaults(claim, {"properties": definitions["claim"]["properties"] | kind_properties}))
+    return out
 
 
 def load(path) -> Config:
