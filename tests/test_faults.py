@@ -262,6 +262,11 @@ DIVERGING = {
         # post-norm at lr 1e10 turns the loss non-finite within 2 steps (whatever the seed)
         "div": {"fixed": {"arch": "encoder", "norm": "post", "depth": 2}, "factors": {"lr": [0.01, 1.0e10]},
                 "seeds": [0]},  # fmt: skip
+        # an adaptive study, so that its round checkpoint and tables run under the watch too
+        "adapt": {"fixed": {"arch": "encoder", "norm": "pre", "depth": 1}, "factors": {"warmup": [0, 2]},
+                  "seeds": [0, 1], "adaptive": {"max_seeds": 3, "batch": 1},
+                  "claims": [{"id": "A1", "statement": "warm-up helps", "kind": "better", "factor": "warmup",
+                              "levels": [2, 0]}]},  # fmt: skip
     },
 }
 
