@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -731,3 +732,24 @@ def test_each_cells_bootstrap_sees_its_runs_in_their_order():
     table = stats.cell_table(df, ["f"], cfg, seed=2)
     in_order = stats.bootstrap_mean_ci([df.loc[df["f"] == lev, "test_acc"].to_numpy() for lev in "abc"], 0.95, 200, seed=2)
     assert list(table["boot_lo"]) == list(in_order[0]) and list(table["boot_hi"]) == list(in_order[1])
+
+
+def test_seed_variance_survives_a_singular_fit():
+    """A full factorial run's summary (half its runs exactly at chance) on which statsmodels' default
+    optimizer meets a singular matrix: the next optimizer fits it, the method says which, and at this
+    boundary (no seed variance) the residual variance is ordinary least squares' residual mean square."""
+    from statsmodels.regression.mixed_linear_model import MixedLM
+
+    summary = pd.read_csv(Path(__file__).parent / "fixtures" / "mixedlm_singular.csv")
+    factors = ["a", "b", "c", "d"]
+    acc = summary["test_acc"].to_numpy()
+    dummies = pd.get_dummies(summary[factors].astype(str), drop_first=True, dtype=float)
+    exog = np.column_stack([np.ones(len(acc)), dummies])
+    with pytest.raises(np.linalg.LinAlgError):
+        MixedLM(acc, exog, groups=summary["seed"]).fit(reml=True)
+    out = stats.seed_variance(summary, factors).iloc[0]
+    assert f"fitted with {stats.MIXEDLM_OPTIMIZERS[1]}" in out["method"]
+    resid = acc - exog @ np.linalg.lstsq(exog, acc, rcond=None)[0]
+    assert 0 <= out["var_seed"] < 1e-9 and out["icc"] < 1e-6
+    assert out["var_residual"] == pytest.approx(resid @ resid / (len(acc) - exog.shape[1]), rel=1e-3)
+    assert out["n_eff"] == pytest.approx(len(acc), rel=1e-4)

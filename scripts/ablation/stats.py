@@ -882,6 +882,7 @@ def marginal_means(summary: pd.DataFrame, factors, cfg: dict | None = None, seed
 # --------------------------------------------------------------------------- seed variance, interactions
 
 SEED_VARIANCE_COLUMNS = ["n_runs", "n_seeds", "runs_per_seed", "var_seed", "var_residual", "icc", "n_eff", "method"]
+MIXEDLM_OPTIMIZERS = ("lbfgs", "powell", "nm")  # statsmodels' default first, then derivative-free ones
 INTERACTION_COLUMNS = ["factor_a", "factor_b", "eta_sq", "simple_spreads"]
 
 
@@ -908,9 +909,21 @@ def seed_variance(summary: pd.DataFrame, factors) -> pd.DataFrame:
 
     dummies = pd.get_dummies(summary[factors].astype(str), drop_first=True, dtype=float) if factors else None
     exog = np.column_stack([np.ones(len(acc))] + ([dummies.to_numpy()] if dummies is not None else []))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # boundary fits (var_seed = 0) warn; the estimate stands
-        fit = MixedLM(acc, exog, groups=seeds).fit(reml=True)
+    fit = None
+    for optimizer in MIXEDLM_OPTIMIZERS:  # L-BFGS can meet a singular matrix near var_seed = 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # boundary fits (var_seed = 0) warn; the estimate stands
+            try:
+                fit = MixedLM(acc, exog, groups=seeds).fit(reml=True, method=optimizer)
+            except np.linalg.LinAlgError:
+                continue
+        if fit.converged:
+            break
+    if fit is None or not fit.converged:
+        row["method"] += f"; not fitted: no optimizer converged ({', '.join(MIXEDLM_OPTIMIZERS)})"
+        return pd.DataFrame([row], columns=SEED_VARIANCE_COLUMNS)
+    if optimizer != MIXEDLM_OPTIMIZERS[0]:
+        row["method"] += f"; fitted with {optimizer} ({', '.join(MIXEDLM_OPTIMIZERS[:MIXEDLM_OPTIMIZERS.index(optimizer)])} failed)"
     var_seed, var_res = float(np.asarray(fit.cov_re)[0, 0]), float(fit.scale)
     icc = var_seed / (var_seed + var_res) if var_seed + var_res > 0 else np.nan
     row.update(var_seed=var_seed, var_residual=var_res, icc=icc, n_eff=len(acc) / (1 + (per_seed - 1) * icc))
