@@ -28,10 +28,9 @@ import torch.nn.functional as F
 from . import io, provenance
 from .data import OrderData, make_order_data
 from .model import build_model
+from .outputs import CURVE_COLUMNS, INIT_GRAD_COLUMNS
 from .settings import Settings, from_json
 
-CURVE_FIELDS = ["epoch", "lr", "train_loss", "train_acc", "grad_norm"]
-INIT_GRAD_FIELDS = ["layer", "grad_norm"]
 RESULT_FIELDS = [
     "status", "epochs_run", "final_train_loss", "final_train_acc", "test_correct", "test_total",
     "test_acc", "train_seconds", "threads", "device_used", "params_sha256",
@@ -48,8 +47,8 @@ class RunResult:
     settings: Settings
     status: str  # 'ok' | 'diverged'
     epochs_run: int
-    curve: list  # dicts with CURVE_FIELDS; epoch counts from 0 (= the optimiser step index)
-    init_grads: list  # dicts with INIT_GRAD_FIELDS
+    curve: list  # dicts with CURVE_COLUMNS; epoch counts from 0 (= the optimiser step index)
+    init_grads: list  # dicts with INIT_GRAD_COLUMNS
     final_train_loss: float  # of the final parameters (after the last step)
     final_train_acc: float
     test_correct: float  # an int, or NaN when the test logits are not finite
@@ -232,8 +231,8 @@ def write_outputs(result: RunResult, outdir, study: str = "", run_id: str = "") 
     """Every output file of one run, atomically; metrics.csv last."""
     outdir = Path(outdir)
     io.write_json(outdir / "settings.json", result.settings.as_dict())
-    io.write_csv(outdir / "curve.csv", result.curve, CURVE_FIELDS)
-    io.write_csv(outdir / "init_grads.csv", result.init_grads, INIT_GRAD_FIELDS)
+    io.write_csv(outdir / "curve.csv", result.curve, CURVE_COLUMNS)
+    io.write_csv(outdir / "init_grads.csv", result.init_grads, INIT_GRAD_COLUMNS)
     record = provenance.collect(
         result.settings, result.started_at, time.perf_counter() - result.t_start, result.device_used
     )
