@@ -24,6 +24,7 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
+from torch.optim.adam import adam
 
 from . import io, provenance
 from .data import OrderData, make_order_data
@@ -109,11 +110,9 @@ def _norm(tensors: list) -> torch.Tensor:
 class Adam:
     """Adam (Kingma & Ba) with torch's defaults: betas (0.9, 0.999), eps 1e-8, no weight decay.
 
-    The update of torch.optim.Adam(fused=True), bit for bit (tests/test_train.py), through the same
-    fused kernel: one call for all parameters, where torch's default Adam loops over them in Python.
-    Not torch.optim.Adam itself: constructing one imports torch._dynamo, a cost paid again by every
-    training job that runs in its own process (cluster jobs, no fork server); benchmarks/results.md,
-    section 5 ("import torch._dynamo after torch") measures it.
+    torch.optim.Adam(fused=True) bit for bit (tests/test_train.py), through torch's functional API
+    with the same fused kernel. Not torch.optim.Adam itself: constructing one imports torch._dynamo,
+    a cost every training job in its own process would pay (benchmarks/adam_cost.py measures it).
     """
 
     def __init__(self, params: list, betas: tuple = (0.9, 0.999), eps: float = 1e-8):
@@ -129,11 +128,10 @@ class Adam:
 
     @torch.no_grad()
     def step(self, lr: float) -> None:
-        torch._foreach_add_(self.steps, 1)
-        torch._fused_adam_(
+        adam(
             self.params, [p.grad for p in self.params], self.exp_avgs, self.exp_avg_sqs, [], self.steps,
-            lr=lr, beta1=self.beta1, beta2=self.beta2, weight_decay=0.0, eps=self.eps,
-            amsgrad=False, maximize=False, grad_scale=None, found_inf=None,
+            fused=True, amsgrad=False, beta1=self.beta1, beta2=self.beta2, lr=lr, weight_decay=0.0,
+            eps=self.eps, maximize=False,
         )  # fmt: skip
 
 
