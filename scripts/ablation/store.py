@@ -73,6 +73,13 @@ def read_index(path: Path) -> tuple[list[str], list[dict]]:
     return header[len(INDEX_KEYS) : -1], rows
 
 
+def study_json(study: Study) -> str:
+    """What defines a study's runs (fixed settings, factors, seeds), as the index rule passes it:
+    sorted keys, so that the config's key order changes nothing. ``study_from_json`` reads it."""
+    d = study.to_dict()
+    return json.dumps({k: d[k] for k in ("name", "fixed", "factors", "seeds")}, sort_keys=True)
+
+
 def study_from_json(text: str) -> Study:
     """The study the workflow passes as JSON with sorted keys, its factors back in the schema's order."""
     d = json.loads(text)
