@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import re
 import shutil
 import sys
@@ -183,13 +184,13 @@ def migrate(results: Path, store: Path) -> int:
             if target.exists():
                 shutil.rmtree(target)  # an incomplete run: training would redo it
             target.parent.mkdir(parents=True, exist_ok=True)
-            io.move(old, target)
+            os.replace(old, target)  # one rename: the run folder is there whole or not at all
             for src, name in (
                 (study_dir / "logs" / "train" / f"{run_id}.log", LOG),
                 (study_dir / "benchmarks" / "train" / f"{run_id}.tsv", BENCHMARK),
             ):
                 if src.is_file():
-                    io.move(src, target / name)
+                    os.replace(src, target / name)
             if _params_sha256(target / "metrics.csv") != sha:
                 raise RuntimeError(f"{target}: params_sha256 changed while moving {old}")
             moved += 1
