@@ -158,16 +158,23 @@ WRITERS = {  # name: (setup, the write, the final paths it writes)
     "io.write_json": (BIG_ROWS, "io.write_json('out.json', rows)", ["out.json"]),
     "io.write_csv": (BIG_ROWS, "io.write_csv('out.csv', rows)", ["out.csv"]),
     "io.write_dataframe": (
-        "import pandas as pd\n" + BIG_ROWS + "df = pd.DataFrame(rows)\n", "io.write_dataframe('out.csv', df)", ["out.csv"]
+        "import pandas as pd\n" + BIG_ROWS + "df = pd.DataFrame(rows)\n",
+        "io.write_dataframe('out.csv', df)",
+        ["out.csv"],
     ),
-    "io.atomic_open": ("", "with io.atomic_open('out.txt') as fh:\n    for _ in range(1000): fh.write('x' * 100)", ["out.txt"]),
+    "io.atomic_open": (
+        "",
+        "with io.atomic_open('out.txt') as fh:\n    for _ in range(1000): fh.write('x' * 100)",
+        ["out.txt"],
+    ),
 }
 
 
 def _kill_mid_write(cwd: Path, setup: str, write: str) -> subprocess.CompletedProcess:
     code = f"{KILL_MID_WRITE}\nfrom ablation import io\n{setup}\nkill_at_byte_limit()\n{write}\n"
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # the limit is on every file the child writes
-    return subprocess.run([str(BIN / "python"), "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    cmd = [str(BIN / "python"), "-c", code]
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
 @pytest.mark.parametrize("old", [None, b"old\n"], ids=["new file", "replacing a file"])
