@@ -23,7 +23,8 @@ import numpy as np
 
 from ablation import config as C
 from ablation import provenance
-from ablation.train import CURVE_FIELDS, INIT_GRAD_FIELDS, metrics_fields
+from ablation.outputs import CURVE_COLUMNS, INIT_GRAD_COLUMNS
+from ablation.train import metrics_fields
 
 
 def _csv_text(rows: list[list], header: list[str]) -> str:
@@ -45,7 +46,7 @@ def _curve_pool(rng, epochs: int, lr: float, n: int) -> list[str]:
         acc = np.round(acc * 400) / 400
         gn = np.abs(rng.lognormal(-1.0, 0.5, epochs))
         rows = [[int(i), lr, float(a), float(b), float(c)] for i, a, b, c in zip(e, loss, acc, gn)]
-        pool.append(_csv_text(rows, CURVE_FIELDS))
+        pool.append(_csv_text(rows, CURVE_COLUMNS))
     return pool
 
 
@@ -81,7 +82,7 @@ def write_study(study, store_dir: Path, rng, pool_size: int = 40) -> int:
         (d / "curve.csv").write_text(pools[key][int(rng.integers(len(pools[key])))])
         layers = max(1, s.depth if s.arch == "encoder" else 1)
         grads = [[i, float(v)] for i, v in enumerate(rng.lognormal(-2, 0.6, layers))]
-        (d / "init_grads.csv").write_text(_csv_text(grads, INIT_GRAD_FIELDS))
+        (d / "init_grads.csv").write_text(_csv_text(grads, INIT_GRAD_COLUMNS))
         prov = {**prov_template, "settings": s.as_dict(), "seed": s.seed, "data_seed": s.effective_data_seed,
                 "study": "", "run_id": run.hash, "threads": 1}  # fmt: skip
         (d / "provenance.json").write_text(json.dumps(prov, indent=2, sort_keys=True, default=str) + "\n")

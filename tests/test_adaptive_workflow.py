@@ -22,7 +22,7 @@ import yaml
 from ablation import adaptive as A
 from ablation import config as C
 from ablation import outputs
-from ablation import store as St
+from ablation import store as run_store
 from conftest import BIN, REPO, copy_project, snakemake
 from test_incremental import planned_jobs
 
@@ -118,7 +118,7 @@ def test_killed_between_rounds_resumes_at_that_round_and_replans_the_same(tmp_pa
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     planned = [r["hash"] for r in json.loads(round_1.read_text())["new_runs"]]
-    unfinished = {h for h in planned if not St.is_complete(work / St.STORE / h)}
+    unfinished = {h for h in planned if not run_store.is_complete(work / run_store.STORE / h)}
     snakemake(work, "--unlock", *args)
     proc = snakemake(work, "adaptive_test/results/depth/tables/claims.csv", *args)
     jobs = planned_jobs(proc.stdout + proc.stderr)

@@ -2,6 +2,8 @@
 
 - every job of the DAG writes its files atomically: watched while it runs, none opens a final path
   for writing (where a kill would leave a partial file), and the watch itself kills a plain open();
+- every writer (ablation.io's, training's, aggregation's, the report's) killed by the kernel in the
+  middle of a write leaves its final path as it was, where a plain open() leaves a partial file;
 - aggregation refuses a truncated or corrupt per-run file, naming it (Python level and in Snakemake);
 - a run that diverges is recorded as diverged, counted in the summary and the report, and the rest
   of the DAG completes; a second Snakemake started in the same folder meanwhile is refused by the
@@ -129,6 +131,118 @@ def test_every_job_writes_atomically(diverging_run):
     written = [p for p in (work / "results").rglob("*") if p.is_file()]
     assert not [p for p in written if p.read_bytes() == b"partial"]
     assert len({p.suffix for p in written}) >= 4  # csv, json, png, md/html ...
+
+
+# ---------------------------------------------------------------- killed in the middle of a write
+
+# Each case runs in a child process: SETUP prepares what to write, then the child lowers its file-size
+# limit (RLIMIT_FSIZE) below the size of what it writes and restores SIGXFSZ's default action, so the
+# kernel kills it in the middle of the write, at byte LIMIT of the file. What the final paths hold then
+# is what a job killed mid-write leaves behind.
+LIMIT = 16384
+KILL_MID_WRITE = f"""
+import resource, signal
+
+def kill_at_byte_limit():
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # Python ignores it; the default kills the process
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, ({LIMIT}, resource.RLIM_INFINITY))
+"""
+BIG_ROWS = "rows = [{'run_id': f'run~{i}', 'test_acc': i / 7} for i in range(5000)]\n"
+WRITERS = {  # name: (setup, the write, the final paths it writes)
+    "plain open() (the control: not atomic)": ("", "open('out.txt', 'w').write('x' * 100000)", ["out.txt"]),
+    "io.write_text": ("", "io.write_text('out.txt', 'x' * 100000)", ["out.txt"]),
+    "io.write_bytes": ("", "io.write_bytes('out.bin', b'x' * 100000)", ["out.bin"]),
+    "io.write_json": (BIG_ROWS, "io.write_json('out.json', rows)", ["out.json"]),
+    "io.write_csv": (BIG_ROWS, "io.write_csv('out.csv', rows)", ["out.csv"]),
+    "io.write_dataframe": (
+        "import pandas as pd\n" + BIG_ROWS + "df = pd.DataFrame(rows)\n",
+        "io.write_dataframe('out.csv', df)",
+        ["out.csv"],
+    ),
+    "io.atomic_open": (
+        "",
+        "with io.atomic_open('out.txt') as fh:\n    for _ in range(1000): fh.write('x' * 100)",
+        ["out.txt"],
+    ),
+}
+
+
+def _kill_mid_write(cwd: Path, setup: str, write: str) -> subprocess.CompletedProcess:
+    code = f"{KILL_MID_WRITE}\nfrom ablation import io\n{setup}\nkill_at_byte_limit()\n{write}\n"
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # the limit is on every file the child writes
+    cmd = [str(BIN / "python"), "-c", code]
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("old", [None, b"old\n"], ids=["new file", "replacing a file"])
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_a_writer_killed_mid_write_leaves_no_partial_file(tmp_path, writer, old):
+    """SIGXFSZ kills the child once the file it writes reaches LIMIT bytes; every writer of ablation.io
+    leaves the final path as it was (absent, or the old file) and its partial data in a hidden
+    temporary sibling. The control, a plain open(), leaves the partial file at the final path."""
+    setup, write, finals = WRITERS[writer]
+    if old is not None:
+        for name in finals:
+            (tmp_path / name).write_bytes(old)
+    proc = _kill_mid_write(tmp_path, setup, write)
+    assert proc.returncode == -signal.SIGXFSZ, proc.stderr[-2000:]  # killed, by the limit, while writing
+    after = {name: (tmp_path / name).read_bytes() if (tmp_path / name).exists() else None for name in finals}
+    partial = [p for p in tmp_path.iterdir() if p.stat().st_size == LIMIT]
+    assert len(partial) == 1, "the kill came at the limit, mid-write"
+    if writer.startswith("plain"):
+        assert after == {finals[0]: partial[0].read_bytes()}  # the final path holds a partial file
+    else:
+        assert after == {name: old for name in finals}
+        assert partial[0].name.startswith(".") and partial[0].name.endswith(".tmp")
+
+
+TINY = {"epochs": 3, "n_train": 16, "n_test": 8, "d_model": 8, "heads": 2, "ff": 8, "head_hidden": 8}
+
+
+def test_training_killed_while_writing_its_files_leaves_the_run_incomplete(tmp_path):
+    """train.write_outputs killed while writing curve.csv: no partial curve.csv, and no metrics.csv (the
+    file that says a run is complete), so Snakemake runs it again."""
+    setup = (
+        "from ablation import train, settings\n"
+        f"result = train.train_run(settings.from_dict({TINY!r}))\n"
+        "result.curve = result.curve * 2000  # a curve.csv well over the limit\n"
+    )
+    proc = _kill_mid_write(tmp_path, setup, "train.write_outputs(result, 'run', 's', 'r')")
+    assert proc.returncode == -signal.SIGXFSZ, proc.stderr[-2000:]
+    assert sorted(p.name for p in (tmp_path / "run").iterdir() if not p.name.startswith(".")) == ["settings.json"]
+    assert not store.is_complete(tmp_path / "run")
+
+
+def test_aggregation_killed_while_writing_leaves_no_partial_table(tmp_path):
+    """aggregate (curves.csv and init_grads.csv streamed run by run, then summary.csv) killed mid-write:
+    none of its three files at its final path."""
+    from ablation import train
+
+    raw = {"defaults": TINY, "studies": {"s": {"factors": {"heads": [1, 2]}, "seeds": list(range(6))}}}
+    study = C.validate(raw).studies["s"]
+    for run in study.runs():
+        result = train.train_run(run.settings)
+        result.curve = result.curve * 100  # ~20 kB of curves.csv over the study
+        train.write_outputs(result, tmp_path / "runs" / run.hash, "", run.hash)  # as the train rule
+    store.write_index(study, tmp_path / "runs.csv")
+    outs = ["summary.csv", "curves.csv", "init_grads.csv"]
+    argv = ["--study", "s", "--index", "runs.csv", "--store", "runs", "--summary", outs[0], "--curves", outs[1],
+            "--init-grads", outs[2]]  # fmt: skip
+    proc = _kill_mid_write(tmp_path, "from ablation import aggregate", f"aggregate.main({argv!r})")
+    assert proc.returncode == -signal.SIGXFSZ, proc.stderr[-2000:]
+    assert [name for name in outs if (tmp_path / name).exists()] == []
+
+
+def test_the_report_killed_while_written_leaves_no_partial_report(smoke_run, tmp_path):
+    """ablation.report's main killed while it writes the HTML: no partial report at the final path."""
+    work, _ = smoke_run
+    args = ["--config-json", json.dumps(SMOKE.raw, default=str), "--studies", json.dumps(list(SMOKE.studies)),
+            "--results", str(work / SMOKE_RESULTS), "--out", "ablation_report.html"]  # fmt: skip
+    proc = _kill_mid_write(tmp_path, "from ablation import report", f"report.main({args!r})")
+    assert proc.returncode == -signal.SIGXFSZ, proc.stderr[-2000:]
+    assert not (tmp_path / "ablation_report.html").exists()
+    assert [p.name.startswith(".") for p in tmp_path.iterdir()] == [True]  # only the writer's temporary file
 
 
 # ---------------------------------------------------------------- corrupt per-run files

@@ -32,7 +32,7 @@ import yaml
 
 from ablation import config as C
 from ablation import report
-from ablation import store as St
+from ablation import store as run_store
 from conftest import BIN, REPO, copy_project, snakemake
 
 SMOKE_YAML = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
@@ -135,16 +135,16 @@ def test_removed_level_trains_nothing_and_its_runs_stay(finished_copy):
     assert not trained(planned_jobs(snakemake(finished_copy, "-n", "--configfile", path).stdout))
     summary = f"{SMOKE.outdir}/results/factorial/summary.csv"
     snakemake(finished_copy, summary, "--cores", "2", "--configfile", path)
-    assert all(St.is_complete(finished_copy / St.STORE / h) for h in removed)
+    assert all(run_store.is_complete(finished_copy / run_store.STORE / h) for h in removed)
     with open(finished_copy / summary) as fh:
         assert len(list(csv.DictReader(fh))) == 16
     # gc lists exactly the removed runs, deletes nothing without --delete, then only them
     gc = [str(BIN / "python"), "-m", "ablation.store", "gc", path]
     out = subprocess.run(gc, cwd=finished_copy, capture_output=True, text=True, check=True).stdout
     assert {m for m in re.findall(r"^orphan results/runs/(\w+):", out, re.M)} == removed
-    assert all((finished_copy / St.STORE / h).is_dir() for h in removed)
+    assert all((finished_copy / run_store.STORE / h).is_dir() for h in removed)
     subprocess.run([*gc, "--delete"], cwd=finished_copy, capture_output=True, check=True)
-    left = {d.name for d in (finished_copy / St.STORE).iterdir()}
+    left = {d.name for d in (finished_copy / run_store.STORE).iterdir()}
     assert left == hashes(SMOKE_YAML) - removed
 
 
@@ -159,7 +159,7 @@ def test_changed_fixed_setting_retrains_that_study_under_new_hashes(finished_cop
     assert shared <= hashes(SMOKE_YAML, "factorial") and len(shared) == 4
     assert trained(jobs) == new == hashes(cfg, "depth") - shared
     assert all(reason.startswith("Missing output files") for rule, _, reason in jobs if rule == "train")
-    assert all(St.is_complete(finished_copy / St.STORE / h) for h in hashes(SMOKE_YAML, "depth"))
+    assert all(run_store.is_complete(finished_copy / run_store.STORE / h) for h in hashes(SMOKE_YAML, "depth"))
     assert {w["study"] for rule, w, _ in jobs if rule in PER_STUDY_RULES} == {"depth"}
 
     # the claims are one family over every study: only their verdicts are re-evaluated elsewhere
@@ -171,19 +171,19 @@ def test_killed_training_leaves_no_folder_that_looks_complete(tmp_path):
     cfg = {"studies": {"long": {"fixed": {"epochs": 10**7, "n_train": 8, "n_test": 4}, "seeds": [0]}}}
     path = write_config(work, cfg)
     (run,) = C.validate(cfg).studies["long"].runs()
-    run_dir = work / St.STORE / run.hash
+    run_dir = work / run_store.STORE / run.hash
     env = {**os.environ, "ABLATION_FORK_SERVER": "0"}  # the job is a child of Snakemake: killed with it
     proc = subprocess.Popen([str(BIN / "snakemake"), "--cores", "1", "--configfile", path], cwd=work, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
     try:
         deadline = time.monotonic() + 120
-        while not (run_dir / St.LOG).is_file() and time.monotonic() < deadline:
+        while not (run_dir / run_store.LOG).is_file() and time.monotonic() < deadline:
             time.sleep(0.1)
         time.sleep(2)  # training under way
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    assert run_dir.is_dir() and not St.is_complete(run_dir)
+    assert run_dir.is_dir() and not run_store.is_complete(run_dir)
     snakemake(work, "--unlock", "--configfile", path)
     assert trained(planned_jobs(snakemake(work, "-n", "--configfile", path).stdout)) == {run.hash}
 
@@ -192,7 +192,7 @@ def _snapshot(root: Path) -> dict[str, str]:
     return {
         str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and St.STORE.name not in p.relative_to(root).parts[:2]
+        if p.is_file() and run_store.STORE.name not in p.relative_to(root).parts[:2]
     }
 
 
@@ -227,7 +227,7 @@ def _metrics(path: Path) -> dict:
 
 
 def test_migration_moves_old_run_folders_into_the_store_without_training(finished_copy):
-    store = finished_copy / St.STORE
+    store = finished_copy / run_store.STORE
     sha = {h: _metrics(store / h / "metrics.csv")["params_sha256"] for h in hashes(SMOKE_YAML)}
     # the old layout: a copy per study under results/<study>/runs/<factor~value>/.../seed~N/
     for name, study in SMOKE.studies.items():
@@ -241,7 +241,7 @@ def test_migration_moves_old_run_folders_into_the_store_without_training(finishe
                 writer.writerows(rows)
             log = finished_copy / "results" / name / "logs" / "train" / f"{_old_run_id(SMOKE_YAML, run)}.log"
             log.parent.mkdir(parents=True, exist_ok=True)
-            (old / St.LOG).rename(log)
+            (old / run_store.LOG).rename(log)
     fresh = {h: (store / h / "metrics.csv").read_bytes() for h in sha}
     shutil.rmtree(store)
     proc = subprocess.run([str(BIN / "python"), "-m", "ablation.store", "migrate"], cwd=finished_copy,
@@ -249,7 +249,7 @@ def test_migration_moves_old_run_folders_into_the_store_without_training(finishe
     assert f"moved {len(sha)} run(s)" in proc.stdout and " 0 conflict(s)" in proc.stdout, proc.stdout
     assert {h: _metrics(store / h / "metrics.csv")["params_sha256"] for h in sha} == sha
     assert {h: (store / h / "metrics.csv").read_bytes() for h in sha} == fresh  # as trained in the store
-    assert all((store / h / St.LOG).is_file() for h in sha)
+    assert all((store / h / run_store.LOG).is_file() for h in sha)
     assert not any((finished_copy / "results" / name / "runs").exists() for name in SMOKE.studies)
     assert not trained(planned_jobs(snakemake(finished_copy, "-n", "--configfile", "config/smoke.yaml").stdout))
 
@@ -260,9 +260,9 @@ def full_store(tmp_path_factory):
     run looks at nothing but their presence)."""
     work = copy_project(tmp_path_factory.mktemp("full"))
     for h in hashes(FULL_YAML):
-        (work / St.STORE / h).mkdir(parents=True)
-        for name in St.RUN_FILES:
-            (work / St.STORE / h / name).touch()
+        (work / run_store.STORE / h).mkdir(parents=True)
+        for name in run_store.RUN_FILES:
+            (work / run_store.STORE / h / name).touch()
     return work
 
 

@@ -24,11 +24,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import io, store
+from .outputs import CURVE_COLUMNS, INIT_GRAD_COLUMNS
 
 MAX_CURVE_POINTS = 100
 REQUIRED_METRICS = ("study", "run_id", "seed", "status", "test_correct", "test_total", "test_acc", "final_train_acc")
-CURVE_COLUMNS = ("epoch", "lr", "train_loss", "train_acc", "grad_norm")
-INIT_GRAD_COLUMNS = ("layer", "grad_norm")
 
 
 class CorruptRunFile(RuntimeError):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import io
-from . import stats as St
+from . import stats
 
 
 def read_table(path: Path, factors: list[str]) -> pd.DataFrame:
@@ -31,12 +31,12 @@ def read_table(path: Path, factors: list[str]) -> pd.DataFrame:
 
 def analyze(summary, factors, cfg, seed: int = 0) -> dict[str, pd.DataFrame]:
     return {
-        "cells": St.cell_table(summary, factors, cfg, seed=seed),
-        "comparisons": St.paired_comparisons(summary, factors, cfg, seed=seed),
-        "stability": St.stability_table(summary, factors, cfg),
-        "main_effects": St.main_effects(summary, factors, cfg, seed=seed),
-        "seed_variance": St.seed_variance(summary, factors),
-        "interactions": St.interactions(summary, factors),
+        "cells": stats.cell_table(summary, factors, cfg, seed=seed),
+        "comparisons": stats.paired_comparisons(summary, factors, cfg, seed=seed),
+        "stability": stats.stability_table(summary, factors, cfg),
+        "main_effects": stats.main_effects(summary, factors, cfg, seed=seed),
+        "seed_variance": stats.seed_variance(summary, factors),
+        "interactions": stats.interactions(summary, factors),
     }
 
 

@@ -179,9 +179,9 @@ def write_reference(results: Path, out: Path, studies: list[str] | None = None) 
         claims = _read_claims(results, study)
         env = environment(results, study, summary)
         dest = out / study
-        io.write_text(dest / "summary.csv", trimmed.to_csv(index=False, lineterminator="\n"))
-        io.write_text(dest / "claims.csv", claims.to_csv(index=False, lineterminator="\n"))
-        io.write_text(dest / "environment.json", json.dumps(env, indent=2, sort_keys=True) + "\n")
+        io.write_dataframe(dest / "summary.csv", trimmed)
+        io.write_dataframe(dest / "claims.csv", claims)
+        io.write_json(dest / "environment.json", env)
         written += [dest / "summary.csv", dest / "claims.csv", dest / "environment.json"]
     return written
 

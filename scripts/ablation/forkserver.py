@@ -35,6 +35,7 @@ import sys
 import time
 
 ENV_VAR = "ABLATION_FORK_SERVER"
+LAUNCHER_VAR = "ABLATION_LAUNCHER"  # set to "fork-server" in a forked child: launcher() reads it
 _LEN = struct.Struct("!I")
 _STARTED = b"+"  # sent by a forked child before anything else: from then on the client must not fall back
 _START_TIMEOUT_S = 30.0  # how long start() waits for the server to listen
@@ -79,6 +80,11 @@ def server_address() -> str | None:
     """The socket of the fork server to use, or None (unset, empty or "0": train in this process)."""
     value = os.environ.get(ENV_VAR, "")
     return None if value in ("", "0") else value
+
+
+def launcher() -> str:
+    """How this training process was started: "fork-server" (a child of the server) or "process"."""
+    return os.environ.get(LAUNCHER_VAR, "process")
 
 
 def _train_here(argv: list[str]) -> int:
@@ -132,7 +138,7 @@ def _child(conn: socket.socket, request: dict, fds: list[int], target: str) -> i
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    os.environ["ABLATION_LAUNCHER"] = "fork-server"
+    os.environ[LAUNCHER_VAR] = "fork-server"
     argv = list(request["argv"])
     sys.argv = [target, *argv]
 

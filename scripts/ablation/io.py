@@ -68,9 +68,3 @@ def write_dataframe(path, df, **to_csv_kwargs) -> None:
     """A pandas DataFrame as CSV, atomically."""
     with atomic_open(path, "w", encoding="utf-8", newline="") as fh:
         df.to_csv(fh, index=False, lineterminator="\n", **to_csv_kwargs)
-
-
-def move(src, dst) -> None:
-    """Rename ``src`` (a file or a whole folder) to ``dst``: atomic on one file system, so ``dst`` is
-    either absent or complete."""
-    os.replace(src, dst)

@@ -118,6 +118,12 @@ ADAPTIVE_TABLES = (
     ),
 )  # fmt: skip
 
+# The columns of a run's learning curve and initial gradient norms (results/runs/<hash>/curve.csv,
+# init_grads.csv): ablation.train writes them, ablation.aggregate collects them into curves.csv and
+# init_grads.csv, keyed by the run.
+CURVE_COLUMNS = ("epoch", "lr", "train_loss", "train_acc", "grad_norm")
+INIT_GRAD_COLUMNS = ("layer", "grad_norm")
+
 VERIFY = Output(
     "verify", "verify.csv",
     "Runs re-trained by `make verify` in a scratch folder and compared bit for bit with the originals (metrics "

@@ -48,13 +48,10 @@ still written (it is a declared output), and the HTML report prints that line in
 
 
 def _save(fig, path: Path, empty: str | None = None) -> None:
-    import io as _io
-
-    buf = _io.BytesIO()
     metadata = {EMPTY_KEY: empty} if empty else None
-    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", metadata=metadata)  # "tight": a long suptitle is not cut
+    with io.atomic_open(path, "wb") as fh:  # "tight": a long suptitle is not cut
+        fig.savefig(fh, format="png", dpi=DPI, bbox_inches="tight", metadata=metadata)
     plt.close(fig)
-    io.write_bytes(path, buf.getvalue())
 
 
 def _note(ax, text: str) -> None:

@@ -17,7 +17,7 @@ import sys
 import numpy as np
 import torch
 
-from . import PACKAGE_DIR, REPO_DIR, git_state
+from . import PACKAGE_DIR, REPO_DIR, forkserver, git_state
 
 
 def code_files() -> list:
@@ -68,7 +68,7 @@ def collect(settings, started_at: str, duration_seconds: float, device: str) -> 
         "torch": torch.__version__,
         "numpy": np.__version__,
         "device": device,
-        "launcher": os.environ.get("ABLATION_LAUNCHER", "process"),  # or "fork-server" (ablation.forkserver)
+        "launcher": forkserver.launcher(),
         "torch_num_threads": torch.get_num_threads(),
         "torch_num_interop_threads": torch.get_num_interop_threads(),
         "cpu_capability": cpu_capability,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import re
 import shutil
 import sys
@@ -71,6 +72,13 @@ def read_index(path: Path) -> tuple[list[str], list[dict]]:
     if header[: len(INDEX_KEYS)] != list(INDEX_KEYS) or header[-1:] != ["seed"]:
         raise ValueError(f"{path}: not a run index (columns {','.join(header)})")
     return header[len(INDEX_KEYS) : -1], rows
+
+
+def study_json(study: Study) -> str:
+    """What defines a study's runs (fixed settings, factors, seeds), as the index rule passes it:
+    sorted keys, so that the config's key order changes nothing. ``study_from_json`` reads it."""
+    d = study.to_dict()
+    return json.dumps({k: d[k] for k in ("name", "fixed", "factors", "seeds")}, sort_keys=True)
 
 
 def study_from_json(text: str) -> Study:
@@ -176,13 +184,13 @@ def migrate(results: Path, store: Path) -> int:
             if target.exists():
                 shutil.rmtree(target)  # an incomplete run: training would redo it
             target.parent.mkdir(parents=True, exist_ok=True)
-            io.move(old, target)
+            os.replace(old, target)  # one rename: the run folder is there whole or not at all
             for src, name in (
                 (study_dir / "logs" / "train" / f"{run_id}.log", LOG),
                 (study_dir / "benchmarks" / "train" / f"{run_id}.tsv", BENCHMARK),
             ):
                 if src.is_file():
-                    io.move(src, target / name)
+                    os.replace(src, target / name)
             if _params_sha256(target / "metrics.csv") != sha:
                 raise RuntimeError(f"{target}: params_sha256 changed while moving {old}")
             moved += 1

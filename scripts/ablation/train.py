@@ -24,14 +24,14 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
+from torch.optim.adam import adam
 
 from . import io, provenance
 from .data import OrderData, make_order_data
 from .model import build_model
+from .outputs import CURVE_COLUMNS, INIT_GRAD_COLUMNS
 from .settings import Settings, from_json
 
-CURVE_FIELDS = ["epoch", "lr", "train_loss", "train_acc", "grad_norm"]
-INIT_GRAD_FIELDS = ["layer", "grad_norm"]
 RESULT_FIELDS = [
     "status", "epochs_run", "final_train_loss", "final_train_acc", "test_correct", "test_total",
     "test_acc", "train_seconds", "threads", "device_used", "params_sha256",
@@ -48,8 +48,8 @@ class RunResult:
     settings: Settings
     status: str  # 'ok' | 'diverged'
     epochs_run: int
-    curve: list  # dicts with CURVE_FIELDS; epoch counts from 0 (= the optimiser step index)
-    init_grads: list  # dicts with INIT_GRAD_FIELDS
+    curve: list  # dicts with CURVE_COLUMNS; epoch counts from 0 (= the optimiser step index)
+    init_grads: list  # dicts with INIT_GRAD_COLUMNS
     final_train_loss: float  # of the final parameters (after the last step)
     final_train_acc: float
     test_correct: float  # an int, or NaN when the test logits are not finite
@@ -110,11 +110,9 @@ def _norm(tensors: list) -> torch.Tensor:
 class Adam:
     """Adam (Kingma & Ba) with torch's defaults: betas (0.9, 0.999), eps 1e-8, no weight decay.
 
-    The update of torch.optim.Adam(fused=True), bit for bit (tests/test_train.py), through the same
-    fused kernel: one call for all parameters, where torch's default Adam loops over them in Python.
-    Not torch.optim.Adam itself: constructing one imports torch._dynamo, a cost paid again by every
-    training job that runs in its own process (cluster jobs, no fork server); benchmarks/results.md,
-    section 5 ("import torch._dynamo after torch") measures it.
+    torch.optim.Adam(fused=True) bit for bit (tests/test_train.py), through torch's functional API
+    with the same fused kernel. Not torch.optim.Adam itself: constructing one imports torch._dynamo,
+    a cost every training job in its own process would pay (benchmarks/adam_cost.py measures it).
     """
 
     def __init__(self, params: list, betas: tuple = (0.9, 0.999), eps: float = 1e-8):
@@ -130,11 +128,10 @@ class Adam:
 
     @torch.no_grad()
     def step(self, lr: float) -> None:
-        torch._foreach_add_(self.steps, 1)
-        torch._fused_adam_(
+        adam(
             self.params, [p.grad for p in self.params], self.exp_avgs, self.exp_avg_sqs, [], self.steps,
-            lr=lr, beta1=self.beta1, beta2=self.beta2, weight_decay=0.0, eps=self.eps,
-            amsgrad=False, maximize=False, grad_scale=None, found_inf=None,
+            fused=True, amsgrad=False, beta1=self.beta1, beta2=self.beta2, lr=lr, weight_decay=0.0,
+            eps=self.eps, maximize=False,
         )  # fmt: skip
 
 
@@ -232,8 +229,8 @@ def write_outputs(result: RunResult, outdir, study: str = "", run_id: str = "") 
     """Every output file of one run, atomically; metrics.csv last."""
     outdir = Path(outdir)
     io.write_json(outdir / "settings.json", result.settings.as_dict())
-    io.write_csv(outdir / "curve.csv", result.curve, CURVE_FIELDS)
-    io.write_csv(outdir / "init_grads.csv", result.init_grads, INIT_GRAD_FIELDS)
+    io.write_csv(outdir / "curve.csv", result.curve, CURVE_COLUMNS)
+    io.write_csv(outdir / "init_grads.csv", result.init_grads, INIT_GRAD_COLUMNS)
     record = provenance.collect(
         result.settings, result.started_at, time.perf_counter() - result.t_start, result.device_used
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from . import REPO_DIR, io
+from . import REPO_DIR
 
 
 def copy_project(dest: Path) -> Path:
@@ -17,7 +17,7 @@ def copy_project(dest: Path) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     for name in ("workflow", "config"):
         shutil.copytree(REPO_DIR / name, dest / name)
-    io.write_bytes(dest / "environment.yml", (REPO_DIR / "environment.yml").read_bytes())
+    shutil.copyfile(REPO_DIR / "environment.yml", dest / "environment.yml")
     (dest / "results").mkdir()
     (dest / "reports").mkdir()
     return dest

@@ -174,12 +174,8 @@ def study_init_grads(wildcards):
 
 
 def study_json(wildcards):
-    """What defines a study's runs (fixed settings, factors, seeds): a change rewrites its index.
-    Sorted keys: the config's key order changes nothing."""
-    study = STUDIES[wildcards.study].to_dict()
-    study.pop("claims")
-    study.pop("description")
-    return json.dumps(study, sort_keys=True)
+    """What defines a study's runs (fixed settings, factors, seeds): a change rewrites its index."""
+    return run_store.study_json(STUDIES[wildcards.study])
 
 
 def analysis_json(wildcards):
