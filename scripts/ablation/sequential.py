@@ -245,7 +245,7 @@ def run_schedule(claim: dict, X: np.ndarray, schedule: list[int], alpha: float) 
 def run_naive(claim: dict, X: np.ndarray, schedule: list[int], alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """The naive procedure: the fixed-design interval (``stats.mean_cis`` at 1 - alpha) re-computed
     after every round, stopping at the first decisive verdict."""
-    from . import stats as S  # noqa: PLC0415 (scipy on first use)
+    from . import stats  # noqa: PLC0415 (scipy on first use)
 
     lo_b, hi_b = band(claim)
     one_sided = lo_b == hi_b
@@ -254,7 +254,7 @@ def run_naive(claim: dict, X: np.ndarray, schedule: list[int], alpha: float) -> 
     used = np.full(X.shape[0], schedule[-1])
     open_ = np.ones(X.shape[0], dtype=bool)
     for n in schedule:
-        lo, hi, _ = S.mean_cis(X[:, :n], 1 - alpha, bounds)
+        lo, hi, _ = stats.mean_cis(X[:, :n], 1 - alpha, bounds)
         if one_sided:
             sup, con = lo > lo_b, hi < lo_b
         else:
