@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+from ablation import settings as S
 from ablation import store as run_store
 from ablation.workspace import copy_project
 
@@ -141,3 +142,11 @@ def section_scale(tmp: Path, quick: bool) -> dict:
     res["train_job"] = {"meter": m.record(), "settings": settings, "wall_s": q.wall, "cpu_s": q.cpu, "maxrss_mb": q.maxrss_mb,
                         "train_seconds": train_s}  # fmt: skip
     return res
+
+
+def view(sc: dict) -> dict:
+    """What results.md shows of section 4 beyond its record."""
+    return {
+        "train_job_epochs": S.from_dict(sc["train_job"]["settings"]).epochs,
+        "slowest_step": max(sc["aggregate"]["steps"], key=lambda s: s["wall_s"], default=None),
+    }

@@ -34,6 +34,18 @@ def speed_combos(quick: bool) -> list[dict]:
     return combos
 
 
+def speed_summary(sp: dict) -> dict:
+    """Speed-ups by wall and CPU time; the goal is judged on CPU time if the machine was busy."""
+    out = {}
+    for basis, key in (("wall", "speedup"), ("cpu", "speedup_cpu")):
+        vals = [r[key] for r in sp["rows"]]
+        out[basis] = {"min": min(vals), "max": max(vals), "median": statistics.median(vals)}
+    out["basis"] = "cpu" if sp["meter"]["busy"] else "wall"
+    out["repeats"] = sorted({r["repeats"] for r in sp["rows"]})
+    out["rounds"] = max(r["rounds"] for r in sp["rows"])
+    return out
+
+
 def section_speed(tmp: Path, quick: bool) -> dict:
     combos = speed_combos(quick)
     log(f"3. training speed: {len(combos)} combinations, ours vs naive at 1 thread")
