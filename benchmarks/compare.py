@@ -70,13 +70,14 @@ def unpack(rev: str, dest: Path) -> Path:
     return dest / "scripts"
 
 
-def study_cells(config_path: Path, study: str, epochs: int) -> list[dict]:
+def study_cells(config_path: Path, study: str, epochs: int) -> tuple[list[dict], list[str]]:
+    """The settings of the study's cells (its first seed, ``epochs`` epochs), and its factors' names."""
     from ablation import config as C
 
-    cfg = C.load(config_path)
-    first_seed = cfg.study(study).runs()[0].settings.seed
-    cells = [r.settings.as_dict() for r in cfg.study(study).runs() if r.settings.seed == first_seed]
-    return [{**c, "epochs": epochs} for c in cells]
+    st = C.load(config_path).study(study)
+    first_seed = st.runs()[0].settings.seed
+    cells = [r.settings.as_dict() for r in st.runs() if r.settings.seed == first_seed]
+    return [{**c, "epochs": epochs} for c in cells], list(st.factors)
 
 
 def work(pythonpath: Path, cells: list[dict]) -> dict:
@@ -100,7 +101,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     base = args.base or subprocess.run(["git", "-C", str(REPO), "merge-base", "HEAD", "main"], capture_output=True,
                                        text=True, check=True).stdout.strip()  # fmt: skip
-    cells = study_cells(args.config, args.study, args.epochs)
+    cells, factors = study_cells(args.config, args.study, args.epochs)
     with tempfile.TemporaryDirectory() as tmp:
         paths = {"base": unpack(base, Path(tmp)), "new": REPO / "scripts"}
         best = {(name, k): [None] * len(cells) for name in paths for k in ("train_seconds", "cpu_seconds")}
@@ -139,7 +140,7 @@ def main(argv=None) -> int:
         "min_cell_cpu_ratio": min(row["cpu_ratio"] for row in rows),
         "all_identical": all(row["identical"] for row in rows),
         "min_cell_ratio": slowest["ratio"],
-        "min_cell": {k: slowest["cell"][k] for k in ("pos_enc", "heads", "seq_len", "norm") if k in slowest["cell"]},
+        "min_cell": {k: slowest["cell"][k] for k in factors},
         "loadavg": loads,
         "wall_s": time.perf_counter() - t0,
     }

@@ -13,7 +13,7 @@ torch.manual_seed the two start from the same weights.
 
 trains every run of every study of the config (torch's default thread count unless --threads)
 and writes [{study, run_id, test_acc, seconds}, ...] to --out. It implements the lesson's variants
-only (IMPLEMENTED) and refuses a config that asks for any other, before training anything.
+only (benchmarks/naive.yaml) and refuses a config that asks for any other, before training anything.
 """
 
 from __future__ import annotations
@@ -22,31 +22,36 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import yaml
 
 
-IMPLEMENTED = {
-    "pos_enc": ("none", "sinusoidal"), "attn_mask": ("bidirectional", "causal"), "norm": ("post", "pre"), "dropout": (0.0,)
-}  # fmt: skip
-"""The settings' values this baseline implements (ablation.model registers more)."""
+IMPLEMENTED = yaml.safe_load((Path(__file__).resolve().parent / "naive.yaml").read_text())
+"""{setting: {level: the arguments of the lesson-style model it gives}}: the variants this baseline
+implements (ablation.model registers more)."""
 
 
-def check_implemented(s) -> None:
-    """A one-line error for a run whose settings this baseline does not implement."""
-    for name, values in IMPLEMENTED.items():
-        if getattr(s, name) not in values:
+def variants(s) -> dict:
+    """The model arguments (pe, causal, norm_first) of a run's settings, or a one-line error for a
+    level this baseline does not implement."""
+    out = {}
+    for setting, levels in IMPLEMENTED.items():
+        value = getattr(s, setting)
+        if value not in levels:
             raise ValueError(
-                f"benchmarks/naive.py implements {name} {', '.join(map(str, values))} only; "
-                f"the config asks for {getattr(s, name)!r}"
+                f"benchmarks/naive.py implements {setting} {', '.join(map(str, levels))} only; "
+                f"the config asks for {value!r}"
             )
+        out |= levels[value]
+    return out
 
 
 def positional_encoding(T, D):
-    """The lesson's sinusoidal encoding (float32, as in the lesson)."""
+    """The lesson's table of sines and cosines (float32, as in the lesson)."""
     pos = torch.arange(T).unsqueeze(1).float()
     i = torch.arange(D).unsqueeze(0).float()
     angle_rates = 1.0 / (10000 ** (2 * (i // 2) / D))
@@ -60,17 +65,17 @@ def positional_encoding(T, D):
 class TinyAttnClassifier(nn.Module):
     """The lesson's classifier (heads and sequence length as arguments)."""
 
-    def __init__(self, use_pos_enc, D=16, H=4, T=8, hidden=16, causal=False):
+    def __init__(self, use_pe, D=16, H=4, T=8, hidden=16, causal=False):
         super().__init__()
-        self.use_pos_enc = use_pos_enc
+        self.use_pe = use_pe
         self.mask = nn.Transformer.generate_square_subsequent_mask(T) if causal else None
         self.mha = nn.MultiheadAttention(D, H, batch_first=True)
         self.fc = nn.Sequential(nn.Linear(D, hidden), nn.ReLU(), nn.Linear(hidden, 1))
-        if use_pos_enc:
+        if use_pe:
             self.register_buffer("pe", positional_encoding(T, D))
 
     def forward(self, x):
-        if self.use_pos_enc:
+        if self.use_pe:
             x = x + self.pe
         attn_out, _ = self.mha(x, x, x, need_weights=False, attn_mask=self.mask)
         return self.fc(attn_out.mean(dim=1)).squeeze(-1)
@@ -82,11 +87,11 @@ class EncoderClassifier(nn.Module):
     Pre-norm ends with a final LayerNorm (as nn.TransformerEncoder(norm=...) users do, and as ours).
     """
 
-    def __init__(self, use_pos_enc, D=16, H=4, T=8, depth=2, FF=32, norm_first=False, hidden=16, causal=False):
+    def __init__(self, use_pe, D=16, H=4, T=8, depth=2, FF=32, norm_first=False, hidden=16, causal=False):
         super().__init__()
-        self.use_pos_enc = use_pos_enc
+        self.use_pe = use_pe
         self.mask = nn.Transformer.generate_square_subsequent_mask(T) if causal else None
-        if use_pos_enc:
+        if use_pe:
             self.register_buffer("pe", positional_encoding(T, D))
         self.layers = nn.ModuleList(
             nn.TransformerEncoderLayer(
@@ -98,7 +103,7 @@ class EncoderClassifier(nn.Module):
         self.fc = nn.Sequential(nn.Linear(D, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
     def forward(self, x):
-        if self.use_pos_enc:
+        if self.use_pe:
             x = x + self.pe
         for layer in self.layers:
             x = layer(x, src_mask=self.mask)
@@ -109,12 +114,11 @@ class EncoderClassifier(nn.Module):
 
 def build(s):
     """The lesson-style model for a run's settings (an ablation.settings.Settings)."""
-    check_implemented(s)
-    pe = s.pos_enc == "sinusoidal"
-    causal = s.attn_mask == "causal"
+    v = variants(s)
+    pe, causal, norm_first = v["pe"], v["causal"], v["norm_first"]
     if s.arch == "attention_only":
         return TinyAttnClassifier(pe, s.d_model, s.heads, s.seq_len, s.head_hidden, causal)
-    return EncoderClassifier(pe, s.d_model, s.heads, s.seq_len, s.depth, s.ff, s.norm == "pre", s.head_hidden, causal)
+    return EncoderClassifier(pe, s.d_model, s.heads, s.seq_len, s.depth, s.ff, norm_first, s.head_hidden, causal)
 
 
 def train_eval(s, data):
@@ -158,7 +162,7 @@ def main(argv=None) -> int:
     try:
         for study in cfg.studies.values():
             for run in study.runs():
-                check_implemented(run.settings)
+                variants(run.settings)
     except ValueError as exc:
         sys.exit(f"error: {exc}")
     rows = []

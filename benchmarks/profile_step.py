@@ -100,8 +100,8 @@ def main(argv=None) -> int:
     for seq_len in args.seq_lens:
         for heads in args.heads:
             s = S.from_dict(
-                {"arch": "encoder", "depth": 2, "pos_enc": "sinusoidal", "norm": "post",
-                 "heads": heads, "seq_len": seq_len, "epochs": args.epochs}
+                {"arch": "encoder", "depth": 2, "norm": "post", "heads": heads, "seq_len": seq_len,
+                 "epochs": args.epochs}  # the other settings: the schema's defaults
             )  # fmt: skip
             row = profile_one(s, args.top)
             rows.append(row)

@@ -6,8 +6,10 @@ training speed, scale, and where the per-job overhead goes.
     python benchmarks/run.py --quick    # a reduced version (smoke test; numbers not representative)
     python benchmarks/run.py --render benchmarks/results.json   # re-render results.md only (no new numbers)
 
-Writes benchmarks/results.md and benchmarks/results.json (or into --out-dir). Every number in
-them is produced by this script, in one run. Sections:
+Writes benchmarks/results.json and benchmarks/results.md (or into --out-dir). Every number in
+them is produced by this script, in one run. One module of harness/ per section returns its
+measurements as plain data (results.json); results.md is harness/results.md.j2 filled with them
+(harness/report.py). Sections:
 
 1. End to end: `snakemake --cores 2` on benchmarks/bench.yaml (target results/<study>/summary.csv)
    in a temp copy of the project, against benchmarks/naive.py (the lesson's code, one run after
@@ -43,7 +45,7 @@ from pathlib import Path
 from harness.common import FORK_VAR, HERE, Meter, log
 from harness.e2e import section_e2e, section_overhead
 from harness.levers import section_levers
-from harness.report import evaluate_checks, evaluate_goals, machine, notes, versions, write_outputs
+from harness.report import evaluate_checks, evaluate_goals, machine, versions, write_outputs
 from harness.scale import section_scale
 from harness.training import section_speed
 
@@ -66,7 +68,6 @@ def main(argv=None) -> int:
         R = json.loads(args.render.read_text())
         R["goals"] = evaluate_goals(R)
         R["checks"] = evaluate_checks(R)
-        R["notes"] = notes(R)
         write_outputs(R, args.out_dir)
         log(f"re-rendered {args.out_dir / 'results.md'} from {args.render}")
         return 0
@@ -115,7 +116,6 @@ def main(argv=None) -> int:
     R["total_wall_s"] = total.wall
     R["goals"] = evaluate_goals(R)
     R["checks"] = evaluate_checks(R)
-    R["notes"] = notes(R)
     write_outputs(R, args.out_dir)
     log(f"wrote {args.out_dir / 'results.md'} ({total.wall / 60:.1f} min)")
     for g in R["goals"]:

@@ -5,8 +5,9 @@
 For every run of every study of the config, writes its folder of the run store, <store>/<hash>/, with
 metrics.csv, curve.csv, init_grads.csv, settings.json and provenance.json: the columns, field
 order and number formatting of ablation.train.write_outputs (its header lists are imported from
-there), with made-up but plausible values (no positional encoding: exactly chance; with it: a few
-errors). Learning curves are drawn from a pool of pre-rendered ones, so 10,000 runs take seconds.
+there), with made-up but plausible values (a model that cannot see order, by ablation.model's
+``sees_order``, exactly at chance; one that can, a few errors). Learning curves are drawn from a
+pool of pre-rendered ones, so 10,000 runs take seconds.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from ablation import config as C
+from ablation import model as M
 from ablation import provenance
+from ablation import settings as S
 from ablation.outputs import CURVE_COLUMNS, INIT_GRAD_COLUMNS
 from ablation.train import metrics_fields
 
@@ -50,12 +53,25 @@ def _curve_pool(rng, epochs: int, lr: float, n: int) -> list[str]:
     return pool
 
 
+def order_variants() -> dict[str, dict]:
+    """{setting: registry} for the model's variant registries whose classes say whether a model sees
+    the order of its input (``sees_order``); a registry's keys are its setting's enum in the schema."""
+    registries = [r for r in (M.POSITIONAL_ENCODINGS, M.ATTENTION_MASKS, M.NORMS)
+                  if all(hasattr(c, "sees_order") for c in r.values())]  # fmt: skip
+    return {name: r for name in S.setting_specs() for r in registries if S.choices(name) == tuple(r)}
+
+
+def sees_order(s, variants: dict[str, dict]) -> bool:
+    return any(registry[getattr(s, name)].sees_order for name, registry in variants.items())
+
+
 def write_study(study, store_dir: Path, rng, pool_size: int = 40) -> int:
     fields = metrics_fields()
     runs = study.runs()
     s0 = runs[0].settings
     pools = {}
     prov_template = provenance.collect(s0, provenance.utc_now_iso(), 1.0, "cpu")
+    variants = order_variants()
     n = 0
     for run in runs:
         s = run.settings
@@ -67,7 +83,7 @@ def write_study(study, store_dir: Path, rng, pool_size: int = 40) -> int:
             continue
         d.mkdir(parents=True)
         total = 2 * s.n_test
-        if s.pos_enc == "none":
+        if not sees_order(s, variants):
             correct = total // 2
         else:
             correct = total - int(rng.binomial(total, min(0.5, 0.003 * s.seq_len / 8 + 0.02 * (s.lr < 0.001))))

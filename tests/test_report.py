@@ -141,3 +141,19 @@ def test_snakemake_report_labels_each_file_with_its_study_and_has_summaries_and_
     for study in cfg.studies:
         for table in ("summary.csv", "tables/cells.csv", "tables/claims.csv"):
             assert f'"study": "{study}", "file": "{table}"' in html, (study, table)
+
+
+def test_run_counts_tell_planned_runs_from_adaptive_ones(tmp_path):
+    """A study whose adaptive rounds trained more runs than its seeds plan: the first screen counts
+    them as added, not as 'N of fewer'; a planned run without a result is a failure."""
+    cfg = C.load(SMOKE)
+    names = list(cfg.studies)
+    for i, name in enumerate(names):
+        planned = len(list(cfg.study(name).runs()))
+        rows = planned + 3 if i == 0 else planned - 1
+        (tmp_path / name).mkdir()
+        pd.DataFrame({"run_id": [f"r{k}" for k in range(rows)], "status": "ok"}).to_csv(tmp_path / name / "summary.csv")
+    expected = sum(len(list(cfg.study(name).runs())) for name in names)
+    counts = report.run_counts(tmp_path, names, cfg)
+    assert counts == {"n": expected + 3 - (len(names) - 1), "expected": expected, "added": 3,
+                      "failed": len(names) - 1, "diverged": 0}  # fmt: skip

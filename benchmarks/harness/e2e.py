@@ -180,23 +180,49 @@ def section_e2e(tmp: Path, quick: bool, cores: int, baseline: bool = True) -> di
     return res
 
 
+OVERHEAD_ROWS = (  # (label, key) of section 2's table in results.md
+    ("per-job overhead (wall × cores − Σ train_seconds) ÷ jobs", "per_job_overhead_s"),
+    ("parallel efficiency (Σ train_seconds ÷ cores) ÷ wall", "efficiency"),
+    ("… of which inside the train job, outside train_run (Σ (job wall − train_seconds) ÷ train jobs: "
+     "start, imports, provenance, writes)", "job_process_overhead_s"),
+    ("… of which Snakemake, DAG build, summarize and idle cores (wall × cores − Σ job walls) ÷ jobs",
+     "snakemake_and_idle_per_job_s"),
+)  # fmt: skip
+
+
+def launcher_text(p: dict) -> str:
+    return ", ".join(f"{v}/{p['n_runs']} {k}" for k, v in sorted(p["launchers"].items()))
+
+
+def view(e2e: dict, overhead: dict) -> dict:
+    """What results.md shows of sections 1 and 2 beyond their records."""
+    study = next(iter(e2e["config"]["studies"].values()))
+    b = e2e.get("pipeline_no_fork_server") or {}  # absent with --no-baseline-pipeline; {"skipped"} if it failed
+    return {
+        "study": study,
+        "factors_text": ", ".join(f"{k} {v}" for k, v in study["factors"].items()),
+        "no_fork_server": b,
+        "launchers": launcher_text(e2e["pipeline"]),
+        "launchers_no_fork_server": launcher_text(b) if "launchers" in b else "",
+        "overhead_no_fork_server": overhead.get("no_fork_server") or {},
+    }
+
+
 def _overhead(p: dict) -> dict:
     """Per-job overhead and parallel efficiency of one pipeline run (run_pipeline's record)."""
     wall, cores, jobs, train = p["wall_s"], p["cores"], p["n_jobs"], p["sum_train_seconds"]
-    out = {
+    return {
         "wall_s": wall,
         "cores": cores,
         "n_jobs": jobs,
         "sum_train_seconds": train,
         "per_job_overhead_s": (wall * cores - train) / jobs,
         "efficiency": (train / cores) / wall,
-    }
-    if p.get("sum_train_job_wall_s"):
         # a train job's wall (its benchmark: file) minus its train_seconds; with the fork server the job's
         # process is the client, which waits for the forked child: its wall still spans the whole training
-        out["job_process_overhead_s"] = (p["sum_train_job_wall_s"] - train) / max(1, p["n_train_jobs_benchmarked"])
-        out["snakemake_and_idle_per_job_s"] = (wall * cores - p["sum_job_wall_s"]) / jobs
-    return out
+        "job_process_overhead_s": (p["sum_train_job_wall_s"] - train) / max(1, p["n_train_jobs_benchmarked"]),
+        "snakemake_and_idle_per_job_s": (wall * cores - p["sum_job_wall_s"]) / jobs,
+    }
 
 
 def section_overhead(e2e: dict) -> dict:

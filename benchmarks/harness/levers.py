@@ -103,6 +103,21 @@ def stop_fork_server(p: subprocess.Popen) -> None:
         p.returncode = 0
 
 
+def view(lv: dict) -> dict:
+    """What results.md shows of section 5 beyond its record: the start-up times it subtracts, and a
+    1-epoch training job's wall minus its train_seconds for each way of starting it."""
+    st, ts = lv["startup"], lv["job_train_seconds"]
+    outside = {key: st[name]["min_s"] - ts[name] for key, name in
+               (("plain", JOB_PLAIN), ("os_exit", JOB_OS_EXIT), ("fork", JOB_FORK), ("no_fork", JOB_NO_FORK))}  # fmt: skip
+    return {
+        "interpreter": st["interpreter"]["min_s"],
+        "torch": st["import torch"]["min_s"],
+        "torch_os_exit": st["import torch, then os._exit"]["min_s"],
+        "ablation": st["import ablation.train"]["min_s"],
+        "outside": outside,
+    }
+
+
 def section_levers(tmp: Path, quick: bool, cores: int) -> dict:
     reps = 2 if quick else 5  # start-up times vary by ±0.5 s between fresh processes: take the fastest of 5
     res = {"repeats": reps}

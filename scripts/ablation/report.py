@@ -329,17 +329,18 @@ def study_section(results: Path, name: str, study, stats_cfg: dict, interactive:
 
 
 def run_counts(results: Path, studies: list[str], cfg) -> dict:
-    """Runs, failures (runs of the config without a result, or with a status other than ok or
+    """Runs, planned runs (the config's seeds), runs added by adaptive rounds, failures (runs of the config without a result, or with a status other than ok or
     diverged) and divergences, over every study."""
-    n = failed = diverged = expected = 0
+    n = failed = diverged = expected = added = 0
     for name in studies:
         summary = pd.read_csv(results / name / "summary.csv", dtype={"run_id": str})
         planned = len(list(cfg.study(name).runs()))
         n += len(summary)
         expected += planned
+        added += max(0, len(summary) - planned)  # the seeds an adaptive study's rounds added
         diverged += int((summary["status"] == "diverged").sum())
         failed += int((~summary["status"].isin(["ok", "diverged"])).sum()) + max(0, planned - len(summary))
-    return {"n": n, "expected": expected, "failed": failed, "diverged": diverged}
+    return {"n": n, "expected": expected, "added": added, "failed": failed, "diverged": diverged}
 
 
 def reproduction(results: Path, studies: list[str], reference: Path) -> dict:

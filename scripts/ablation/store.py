@@ -4,7 +4,7 @@ A run is a pure function of its settings (``ablation.settings.run_hash``: every 
 applied, as canonical JSON), so two studies or two configs that need the same settings share one
 folder and one training job, and a config's key order never renames a run. A study refers to its
 runs through an index, ``<outdir>/results/<study>/runs.csv``: the readable run id
-(``pos_enc~none/seed~0``), the hash, the factor values and the seed.
+(``<factor>~<level>/seed~0``), the hash, the factor values and the seed.
 
     python -m ablation.store index --study-json '{...}' --out RESULTS/STUDY/runs.csv
     python -m ablation.store gc CONFIG.yaml [...] [--delete]    # runs no given config references
