@@ -365,6 +365,28 @@ def test_snakemake_fails_naming_the_corrupt_file(smoke_run, tmp_path):
     assert not (work / summary).exists() or (work / summary).read_bytes() == before
 
 
+
+def test_a_run_missing_a_file_is_refused_and_its_folder_deleted_trains_it_again(smoke_run, tmp_path):
+    """metrics.csv alone marks a run complete (the training job's one declared output): a run folder
+    that lost its curve.csv is refused by the summary, naming the file and the way out; deleting the
+    folder plans that run's training job and no other."""
+    from test_incremental import planned_jobs
+
+    work = tmp_path / "work"
+    shutil.copytree(smoke_run[0], work, symlinks=True)
+    run = SMOKE.studies["lesson"].runs()[1]
+    rel = f"{store.STORE}/{run.hash}/curve.csv"
+    (work / rel).unlink()
+    summary = str(SMOKE_RESULTS / "lesson/summary.csv")
+    args = ("--cores", "1", "--configfile", "config/smoke.yaml")
+    proc = snakemake(work, summary, "--forcerun", "summarize", *args, check=False)
+    assert proc.returncode != 0
+    log = (work / SMOKE_RESULTS / "lesson/logs/summarize.log").read_text()
+    assert f"refusing corrupt run file: {rel}: missing (delete that run's folder to train it again)" in log
+    shutil.rmtree(work / store.STORE / run.hash)
+    dry = planned_jobs(snakemake(work, "-n", summary, *args).stdout)
+    assert [w["hash"] for rule, w, _ in dry if rule == "train"] == [run.hash]
+
 # ---------------------------------------------------------------- divergence, and a concurrent second run
 
 DIVERGING = {
@@ -576,7 +598,7 @@ def test_killed_run_resumes_to_identical_results(smoke_run, tmp_path):
     work = copy_project(tmp_path / "work")
     results = work / "results"  # the run store, and the smoke config's outdir
     run_cmd = [str(BIN / "snakemake"), "--cores", "2", "--configfile", "config/smoke.yaml"]
-    n_runs = sum(s.n_runs() for s in SMOKE.studies.values())
+    n_runs = len({run.hash for s in SMOKE.studies.values() for run in s.runs()})  # studies share runs
     rng = random.Random(6)
 
     def finished_runs():

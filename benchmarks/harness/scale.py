@@ -30,7 +30,7 @@ def shell_commands(dry_run_output: str) -> dict[str, list[str]]:
 
 BARE_SHAPES = (
     ("one output", 1, False),
-    ("our train job's shape: 5 outputs, a log, a benchmark", 5, True),
+    ("our train job's shape: 1 output, a log, a benchmark", 1, True),
 )
 
 

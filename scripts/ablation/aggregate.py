@@ -193,7 +193,7 @@ def main(argv=None) -> int:
             csv.writer(gf, lineterminator="\n").writerow(key_columns(factor_names) + list(INIT_GRAD_COLUMNS))
             summary, header = aggregate(args.study, factor_names, index, args.store, cf, gf)
     except CorruptRunFile as exc:
-        print(f"aggregate: refusing corrupt run file: {exc}", file=sys.stderr)
+        print(f"aggregate: refusing corrupt run file: {exc} (delete that run's folder to train it again)", file=sys.stderr)
         return 1
     io.write_csv(args.summary, summary, header)
     n_div = sum(r["status"] == "diverged" for r in summary)

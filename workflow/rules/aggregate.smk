@@ -25,8 +25,6 @@ rule summarize:
     input:
         index=f"{RESULTS}/{{study}}/runs.csv",
         metrics=study_run_files,
-        curves=study_curves,
-        init_grads=study_init_grads,
     output:
         summary=study_output("summary", "Runs"),
         curves=f"{RESULTS}/{{study}}/curves.csv",

@@ -127,9 +127,9 @@ def study_hashes(study):
     return hashes
 
 
-def study_run_files(wildcards, name="metrics.csv"):
-    """A per-run file of every run of the study, in the run store."""
-    return [f"{STORE}/{h}/{name}" for h in study_hashes(wildcards.study)]
+def study_run_files(wildcards):
+    """Every run of the study, in the run store, by the file that marks it complete (metrics.csv)."""
+    return [f"{STORE}/{h}/metrics.csv" for h in study_hashes(wildcards.study)]
 
 
 def adaptive_round_metrics(wildcards):
@@ -163,14 +163,6 @@ def adaptive_spec_json(wildcards):
         },
         sort_keys=True,
     )
-
-
-def study_curves(wildcards):
-    return study_run_files(wildcards, "curve.csv")
-
-
-def study_init_grads(wildcards):
-    return study_run_files(wildcards, "init_grads.csv")
 
 
 def study_json(wildcards):

@@ -4,13 +4,12 @@
 # (started by the onstart hook in the Snakefile when jobs run locally; see its docstring).
 
 
+# The job writes the run's five files (ablation.store.RUN_FILES) and metrics.csv last, atomically:
+# metrics.csv alone is declared, as the mark of a complete run. Every declared file costs the DAG
+# of a big grid time (benchmarks/results.md, section 4: the dry run and the bare Snakefiles).
 rule train:
     output:
         metrics=f"{STORE}/{{hash}}/metrics.csv",
-        curve=f"{STORE}/{{hash}}/curve.csv",
-        init_grads=f"{STORE}/{{hash}}/init_grads.csv",
-        settings=f"{STORE}/{{hash}}/settings.json",
-        provenance=f"{STORE}/{{hash}}/provenance.json",
     log:
         f"{STORE}/{{hash}}/{run_store.LOG}",
     benchmark:
