@@ -35,7 +35,7 @@ import slurm_records as sr  # noqa: E402
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 
 SMOKE = C.load(REPO / "config" / "smoke.yaml")
-N_TRAIN = sum(s.n_runs() for s in SMOKE.studies.values())
+N_TRAIN = len({run.hash for s in SMOKE.studies.values() for run in s.runs()})  # studies share runs in the store
 # Seconds allowed to one Snakemake run (the smoke config takes about 6-7 min on 2 idle cores).
 RUN_TIMEOUT = int(os.environ.get("SLURM_TEST_RUN_TIMEOUT", "1800"))
 LOCAL_RULES = {
