@@ -731,3 +731,64 @@ def test_each_cells_bootstrap_sees_its_runs_in_their_order():
     table = stats.cell_table(df, ["f"], cfg, seed=2)
     in_order = stats.bootstrap_mean_ci([df.loc[df["f"] == lev, "test_acc"].to_numpy() for lev in "abc"], 0.95, 200, seed=2)
     assert list(table["boot_lo"]) == list(in_order[0]) and list(table["boot_hi"]) == list(in_order[1])
+
+
+def _check_main_effects_against_oracle(df, factors, cfg, seed):
+    ref, ref_marg = _oracle_main_effects(df, factors, stats.resolve_cfg(cfg), seed)
+    me = stats.main_effects(df, factors, cfg, seed=seed)
+    for row in me.itertuples():
+        r = ref[row.factor]
+        assert (row.eta_sq, row.spread) == pytest.approx((r["eta_sq"], r["spread"]), rel=1e-12)
+        assert (row.spread_lo, row.spread_hi) == pytest.approx((r["spread_lo"], r["spread_hi"]), rel=1e-12)
+        assert (row.best_level, row.worst_level) == (r["best"], r["worst"])
+    marg = stats.marginal_means(df, factors, cfg, seed=seed)
+    pd.testing.assert_frame_equal(marg.reset_index(drop=True), ref_marg[stats.MARGINAL_COLUMNS], check_dtype=False,
+                                  check_exact=False, rtol=1e-12, atol=0)  # fmt: skip
+    return me, marg
+
+
+def test_seed_bootstrap_in_several_batches_is_the_one_batch_bootstrap():
+    # 1,000 cells: the bootstrap of main effects draws its resamples in batches of
+    # _BATCH_ELEMENTS // (4 * cells) = 500; 999 resamples are two unequal batches, which must give
+    # the same resamples as drawing all 999 at once (the oracle)
+    rng = np.random.default_rng(4)
+    levels = {"a": list(range(250)), "b": ["w", "x", "y", "z"]}
+    df = make_summary(levels, range(3), lambda c, s: 0.5 + 0.001 * c["a"] + 0.05 * (c["b"] == "y") + rng.normal(0, 0.02))
+    assert stats._BATCH_ELEMENTS // (4 * 1000) == 500
+    me, _ = _check_main_effects_against_oracle(df, ["a", "b"], dict(CFG, n_resamples=999), seed=1)
+    assert me.set_index("factor").loc["b", "best_level"] == "y"
+
+
+def test_marginal_means_of_an_unbalanced_design_are_on_the_grid_of_a_mean_of_cells():
+    # 2 x 2 x 2 cells, one run missing: that seed's mean of a level averages 3 runs (multiples of
+    # 1 / (3 T)), which the marginal interval rounds to the grid 1 / (T n_cells) = 1 / (8 T)
+    rng = np.random.default_rng(8)
+    levels = {"x": ["a", "b"], "y": [1, 2], "z": ["p", "q"]}
+    df = make_summary(levels, range(5), lambda c, s: 0.6 + 0.1 * (c["x"] == "b") + rng.normal(0, 0.03), n_test=50)
+    df = df[~((df["x"] == "a") & (df["y"] == 1) & (df["z"] == "p") & (df["seed"] == 2))].reset_index(drop=True)
+    _, marg = _check_main_effects_against_oracle(df, list(levels), CFG, seed=0)
+    by_seed = df[df["x"] == "a"].groupby("seed")["test_acc"].mean()
+    step = 1 / 100 / 8
+    assert abs(by_seed[2] / step - round(by_seed[2] / step)) > 0.1  # off the grid before rounding
+
+
+def test_main_effects_without_a_seed_column_take_each_run_as_a_seed():
+    df = make_summary({"x": ["a", "b"]}, range(3), lambda c, s: 0.6 + 0.1 * (c["x"] == "a") + 0.01 * s)
+    me = stats.main_effects(df.drop(columns="seed"), ["x"], CFG).iloc[0]
+    assert (me["best_level"], me["worst_level"], me["n_levels"]) == ("a", "b", 2)  # worst is not the first level
+    marg = stats.marginal_means(df.drop(columns="seed"), ["x"], CFG)
+    assert list(marg["n_seeds"]) == [3, 3] and list(marg["n"]) == [3, 3]
+    pd.testing.assert_frame_equal(marg, stats.marginal_means(df, ["x"], CFG))  # one run per seed and level here
+
+
+def test_main_effects_when_no_run_differs_and_when_there_are_no_runs():
+    # every run at 0.7 (210 / 300): their float mean is off by rounding, and the shares of
+    # variance were once ratios of rounding noise (eta_sq 4.0); nothing varies, so they are 0
+    df = make_summary({"x": ["a", "b"], "y": [1, 2, 3]}, range(4), lambda c, s: 0.7)
+    assert df["test_acc"].mean() != 0.7
+    me = stats.main_effects(df, ["y", "x"], CFG)
+    assert list(me["eta_sq"]) == [0.0, 0.0] and list(me["factor"]) == ["y", "x"] and list(me["spread"]) == [0.0, 0.0]
+    assert list(stats.interactions(df, ["x", "y"])["eta_sq"]) == [0.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no mean of an empty array
+        assert stats.main_effects(df.iloc[:0], [], CFG).empty and stats.marginal_means(df.iloc[:0], [], CFG).empty
