@@ -164,11 +164,12 @@ def run_module(name: str, spec: dict, children: int) -> dict:
     return collect(folder, env, proc, time.monotonic() - start)
 
 
-def carry_on(name: str, children: int) -> dict:
+def carry_on(name: str, children: int, survivors_only: bool = False) -> dict:
     """Carry on in the last run's folder of ``name`` with the current tests: mutants not yet tested
     (a run stopped part-way) and the survivors (status survived or no tests) are tested; killed ones
     stay killed, as tests are only ever added or sharpened. The module's source must be the one that
-    run mutated (mutant names are numbered per function). ``seconds`` is this pass only."""
+    run mutated (mutant names are numbered per function). ``seconds`` is this pass only.
+    ``survivors_only``: test the survivors alone; mutants not yet tested stay so (a partial row)."""
     folder = WORK / name
     mutated = folder / "src" / "ablation" / f"{name}.py"
     meta = folder / "mutants" / "src" / "ablation" / f"{name}.py.meta"
@@ -182,11 +183,14 @@ def carry_on(name: str, children: int) -> dict:
         shutil.copytree(REPO / "tests", dest, ignore=shutil.ignore_patterns("__pycache__", "artifacts"))
     (folder / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)  # which tests reach what: collect anew
     state = json.loads(meta.read_text())
-    for mutant, code in state["exit_code_by_key"].items():
-        if code in (0, 33):  # survived, no tests
-            state["exit_code_by_key"][mutant] = None
+    survivors = [m for m, code in state["exit_code_by_key"].items() if code in (0, 33)]  # survived, no tests
+    for mutant in survivors:
+        state["exit_code_by_key"][mutant] = None
     meta.write_text(json.dumps(state))
-    proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children)], cwd=folder, env=env,
+    names = survivors if survivors_only else []
+    if survivors_only and not survivors:
+        return collect(folder, env, None, 0.0) | {"carried_on": True}
+    proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children), *names], cwd=folder, env=env,
                           capture_output=True, text=True)  # fmt: skip
     with open(folder / "run.log", "a") as fh:
         fh.write(proc.stdout + proc.stderr)
@@ -218,6 +222,15 @@ def collect(folder: Path, env: dict, proc, seconds: float) -> dict:
         "returncode": proc.returncode if proc else None,
         "log_tail": (proc.stdout + proc.stderr)[-1500:] if proc and not status else "",
     }
+
+
+def _stopped_run_seconds(name: str) -> float:
+    """How long a run stopped part-way ran: from its scratch folder's setup to its last recorded result."""
+    folder = WORK / name
+    meta = folder / "mutants" / "src" / "ablation" / f"{name}.py.meta"
+    if not meta.exists():
+        return 0.0
+    return max(0.0, meta.stat().st_mtime - (folder / "setup.cfg").stat().st_mtime)
 
 
 def score(row: dict) -> float | None:
@@ -304,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--carry-on", action="store_true",
                         help="carry on in the last run's folder with the current tests: untested mutants and "
                         "survivors are tested (source unchanged)")
+    parser.add_argument("--survivors-only", action="store_true",
+                        help="with --carry-on: test only the survivors; mutants not yet tested stay untested")
     parser.add_argument("--collect-only", action="store_true",
                         help="record what the last run's folder holds, without testing (a run stopped part-way)")
     args = parser.parse_args(argv)
@@ -315,9 +330,9 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.modules or list(MODULES):
             print(f"{name}: mutating scripts/ablation/{name}.py ...", file=sys.stderr, flush=True)
             if args.collect_only:  # a run stopped part-way: what it has measured ("not checked": not yet tested)
-                row = collect(WORK / name, dict(os.environ), None, 0.0)
+                row = collect(WORK / name, dict(os.environ), None, _stopped_run_seconds(name))
             elif args.carry_on:
-                row = carry_on(name, args.children)
+                row = carry_on(name, args.children, args.survivors_only)
             else:
                 row = run_module(name, MODULES[name], args.children)
             row["commit"] = commit

@@ -440,3 +440,119 @@ def test_diverged_runs_are_named_in_the_detail_by_metric():
     only.loc[only["pos_enc"] == "none", "status"] = "diverged"
     v, row = verdict(dict(acc, where={"pos_enc": "none"}), only)
     assert row["verdict_without_diverged"].startswith("INCONCLUSIVE (claim 'c-at_least': 'where' pos_enc='none' selects no runs")
+
+
+# --------------------------------------------------------------------------- settings, slopes, the command line
+
+
+def test_converged_uses_the_configs_threshold_and_the_detail_names_the_selection():
+    # final_train_acc = test_acc + 0.02 = 0.94: converged at threshold 0.9, not at the default 0.95
+    df = study(lambda cell, s: 0.92)
+    c = claim("at_least", threshold=0.5, metric="converged", where={"pos_enc": "none"})
+    at_90 = C.evaluate_claims([c], df, None, FACTORS, dict(CFG, converged_threshold=0.9)).iloc[0]
+    at_95 = C.evaluate_claims([c], df, None, FACTORS, CFG).iloc[0]
+    assert (at_90["estimate"], at_90["verdict"]) == (1.0, "SUPPORTED")
+    assert (at_95["estimate"], at_95["verdict"]) == (0.0, "CONTRADICTED")
+    assert "mean converged over seeds (pos_enc=none)" in at_90["detail"]
+
+
+def _grad_study(depth=4, run_ids=None):
+    df = study(lambda cell, s: 0.9)
+    if run_ids is not None:
+        df["run_id"] = run_ids(df)
+    g = grads(df, lambda run: 0.5 if run["norm"] == "post" else 0.0, noise=0.01, depth=depth)
+    return df, g
+
+
+GRAD = claim("grad_trend", factor="norm", growing="post", flat="pre", flat_margin=0.1)
+
+
+def test_grad_trend_slopes_from_two_layers_and_from_usable_layers_only():
+    df, g = _grad_study(depth=2)  # two layers are enough for a slope
+    v, row = verdict(GRAD, df, g)
+    assert v == "SUPPORTED" and row["n"] == 8 and "without a usable slope" not in row["detail"]
+    df, g = _grad_study(depth=4)
+    reference = verdict(GRAD, df, g)[1]
+    # a zero, an infinite and a non-numeric norm leave their layer out (each run keeps 3 layers)
+    spoilt = g.astype({"grad_norm": object})
+    first = spoilt.groupby("run_id").head(1).index
+    spoilt.loc[first[0::3], "grad_norm"] = 0.0
+    spoilt.loc[first[1::3], "grad_norm"] = np.inf
+    spoilt.loc[first[2::3], "grad_norm"] = "n/a"
+    v, row = verdict(GRAD, df, spoilt)
+    assert v == "SUPPORTED" and row["n"] == 8 and "without a usable slope" not in row["detail"]
+    assert row["estimate"] != reference["estimate"] and row["estimate"] == pytest.approx(0.5, abs=0.03)
+    # every usable norm of a run at one layer index: no slope, and the detail says so
+    one_layer = g.copy()
+    one_layer.loc[one_layer["run_id"] == df["run_id"][0], "layer"] = 1
+    row = verdict(GRAD, df, one_layer)[1]
+    assert "1 run(s) without a usable slope" in row["detail"] and "slope of ln(grad_norm at step 0)" in row["detail"]
+
+
+def test_grad_trend_with_numeric_run_ids_and_only_the_needed_columns():
+    df, g = _grad_study(run_ids=lambda d: np.arange(len(d)) + 100)
+    v, row = verdict(GRAD, df, g[["run_id", "layer", "grad_norm"]])
+    assert v == "SUPPORTED" and row["n"] == 8 and row["estimate"] == pytest.approx(0.5, abs=0.02)
+
+
+def test_grad_trend_in_every_cell_or_on_average_and_naming_its_levels():
+    df, g = _grad_study()
+    c = dict(GRAD, where={"pos_enc": ["none", "sinusoidal"]})
+    v, row = verdict(c, df, g)
+    assert v == "SUPPORTED" and "pos_enc=none: mean" in row["detail"] and "pos_enc=sinusoidal: mean" in row["detail"]
+    assert "on layer index (pos_enc=['none', 'sinusoidal'])" in row["detail"]
+    v, row = verdict(dict(c, cells="average"), df, g)
+    assert v == "SUPPORTED" and "mean over 2 cell(s): mean" in row["detail"] and "pos_enc=none: mean" not in row["detail"]
+    with pytest.raises(ValueError, match=r"^claim 'c-grad_trend': level norm='sandwich' selects no runs \(after 'where'\)$"):
+        verdict(dict(GRAD, flat="sandwich"), df, g)
+    with pytest.raises(ValueError, match=r"^claim 'c-grad_trend': kind grad_trend needs the initial-gradient table "
+                       r"\(run_id, layer, grad_norm\)$"):  # fmt: skip
+        verdict(GRAD, df, g.drop(columns="layer"))
+
+
+def _family_files(tmp_path, studies):
+    paths = []
+    for name, df in studies.items():
+        paths.append((tmp_path / f"{name}.csv", tmp_path / f"{name}_grads.csv"))
+        df.to_csv(paths[-1][0], index=False)
+        grads(df, lambda run: 0.0).to_csv(paths[-1][1], index=False)
+    return ["--summaries", *(str(s) for s, _ in paths), "--init-grads", *(str(g) for _, g in paths)]
+
+
+def test_main_takes_the_stats_settings_and_adaptive_designs_of_the_family(tmp_path, capsys):
+    import json
+
+    gain = study(lambda cell, s: 0.7 + (0.02 + 0.01 * s if cell["norm"] == "pre" else 0.0), seeds=range(6))
+    one = dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"})
+    files = _family_files(tmp_path, {"gain": gain})
+    out = tmp_path / "claims.csv"
+    spec = {"stats": dict(CFG, alpha=0.1), "studies": {"gain": {"factors": FACTORS, "claims": [one]}}}
+    assert C.main(["--family-json", json.dumps(spec), *files, "--study", "gain", "--out", str(out)]) == 0
+    row = pd.read_csv(out).iloc[0]
+    assert row["verdict"] == "SUPPORTED" and row["p_value"] == 2 / 2**6 and "alpha 0.1;" in row["rule"]
+    # an adaptive study: its claims take the anytime-valid rule, as evaluate_family does with its design
+    design = {"seeds": [0, 1, 2, 3], "max_seeds": 6, "batch": 2}
+    spec["studies"]["gain"]["adaptive"] = design
+    assert C.main(["--family-json", json.dumps(spec), *files, "--study", "gain", "--out", str(out)]) == 0
+    row = pd.read_csv(out).iloc[0]
+    family = C.evaluate_family([("gain", [one], gain, None, FACTORS)], dict(CFG, alpha=0.1), adaptive={"gain": design})
+    assert "adaptive study" in row["rule"] and row["rule"] == family["rule"].iloc[0]
+    assert row["p_value"] == pytest.approx(family["p_value"].iloc[0], rel=1e-12)
+    capsys.readouterr()
+
+
+def test_main_usage_names_every_argument(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        C.main(["--help"])
+    assert exit_.value.code == 0
+    usage = " " + " ".join(capsys.readouterr().out.split()) + " "
+    for words in ("Verdicts of every claim of the config, Holm over all of them.",
+                  "--family-json FAMILY_JSON stats settings and, per study, factors and claims",
+                  "--summaries SUMMARIES [SUMMARIES ...] summary.csv of each study, in order",
+                  "--init-grads INIT_GRADS [INIT_GRADS ...] init_grads.csv of each study",
+                  "--study STUDY the study whose rows to write", "--out OUT"):  # fmt: skip
+        assert f" {words} " in usage
+    with pytest.raises(SystemExit):
+        C.main([])
+    assert ("the following arguments are required: --family-json, --summaries, --init-grads, --study, --out"
+            in capsys.readouterr().err)  # fmt: skip
