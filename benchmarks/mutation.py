@@ -64,7 +64,59 @@ _WARNINGS = "the catch_warnings block ignores the RuntimeWarning whatever errsta
 _LOCALE_UTF8 = "open()'s default is the locale's encoding, UTF-8 here (and in Python's C/POSIX locale): the same codec as 'utf-8'"
 _BEST_MATCH = "only the best match, close[0], is shown: how many more get_close_matches returns changes nothing"
 _FALLBACK = "unreachable with this schema: each keyword it uses has its own message above (the line serves a keyword added later)"
+_STR_PATH = "pandas.read_csv (analyze.read_table) and io.write_dataframe take a str path as well as a Path"
+_NEVER_N_LT_2 = "_cis runs only when every unit has at least 2 seeds (the claim's n, their minimum, is >= 2): its n < 2 defaults are never read"
+_THIRD_LABEL = "decide's third label is never read: its callers compare the cells with SUPPORTED and CONTRADICTED only"
+_LEVEL_FROM_COLUMN = "the value is a level read from that very column, so _mask cannot fail and its message arguments are never used"
+_BISECTION = "the same p within the bisection's stated precision (2e-8 in log-alpha); only digits below it differ"
+_INT_LAYERS = "layer indices are small whole numbers: their sums and products are exact as int64 and as float64"
+_ALPHA_BELOW_1 = "alpha < 1 (schema) and the Holm factor >= 1, so factor * p <= alpha already implies p < 1"
+_NA_FLOAT = "a numeric (numpy) column's missing values are NaN whatever na_value says, and np.isclose casts integers to float"
 EQUIVALENT: dict[str, str] = {
+    "ablation.claims.x__slopes__mutmut_8": "the norms' numeric dtype (int or float) gives the same mask and the same float64 logarithms",
+    "ablation.claims.x__slopes__mutmut_23": _INT_LAYERS,
+    "ablation.claims.x__slopes__mutmut_32": "norm[ok] is positive: np.log never divides by zero there",
+    "ablation.claims.x__slopes__mutmut_99": "a run with >= 2 norms all at one layer gets slope 0/0 or x/0, not finite, and is left out like a run with none",
+    "ablation.claims.x__slopes__mutmut_104": "den = n * sum(x^2) - sum(x)^2 is a whole number for whole layer indices: never exactly 1e-12",
+    "ablation.claims.x__slopes__mutmut_106": "astype(None) is astype(float64)",
+    "ablation.claims.x__units_grad__mutmut_30": "the mapped slopes are float64 already (NaN where a run has none)",
+    "ablation.claims.x__units_grad__mutmut_47": _LEVEL_FROM_COLUMN,
+    "ablation.claims.x__units_grad__mutmut_48": _LEVEL_FROM_COLUMN,
+    "ablation.claims.x__units_grad__mutmut_74": "_cell_units reads only the seed and strata columns by position: an extra 'index' column changes nothing",
+    "ablation.claims.x__units_grad__mutmut_75": "_cell_units reads only the seed and strata columns by position: an extra 'index' column changes nothing",
+    "ablation.claims.x_main__mutmut_20": _STR_PATH,
+    "ablation.claims.x_main__mutmut_25": _STR_PATH,
+    "ablation.claims.x_main__mutmut_36": _STR_PATH,
+    "ablation.claims.x_main__mutmut_41": _STR_PATH,
+    "ablation.claims.x_main__mutmut_62": _STR_PATH,
+    "ablation.claims.x_main__mutmut_65": _STR_PATH,
+    "ablation.claims.x__mask__mutmut_21": _NA_FLOAT,
+    "ablation.claims.x__mask__mutmut_22": _NA_FLOAT,
+    "ablation.claims.x__mask__mutmut_23": _NA_FLOAT,
+    "ablation.claims.x__mask__mutmut_24": _NA_FLOAT,
+    "ablation.claims.x__mask__mutmut_38": "str(True) is 'True'",
+    "ablation.claims.x__mask__mutmut_45": "str(False) is 'False'",
+    "ablation.claims.x__mask__mutmut_51": "str(False) is 'False'",
+    "ablation.claims.x__smallest_alpha__mutmut_4": "a side that never decides gets p 1 or 2: the claim's p is the smaller side's (CONTRADICTED's capped at 1), and p >= 1 is INCONCLUSIVE either way",
+    "ablation.claims.x__smallest_alpha__mutmut_9": _BISECTION,
+    "ablation.claims.x__smallest_alpha__mutmut_15": _BISECTION,
+    "ablation.claims.x__cis__mutmut_3": _NEVER_N_LT_2,
+    "ablation.claims.x__cis__mutmut_7": _NEVER_N_LT_2,
+    "ablation.claims.x__cis__mutmut_12": _NEVER_N_LT_2,
+    "ablation.claims.x__cis__mutmut_17": _NEVER_N_LT_2,
+    "ablation.claims.x__cis__mutmut_18": _NEVER_N_LT_2,
+    "ablation.claims.x__cis__mutmut_27": _NEVER_N_LT_2,
+    "ablation.claims.x__cis__mutmut_28": _NEVER_N_LT_2,
+    "ablation.claims.x__decider__mutmut_44": _THIRD_LABEL,
+    "ablation.claims.x__decider__mutmut_50": _THIRD_LABEL,
+    "ablation.claims.x__decider__mutmut_51": _THIRD_LABEL,
+    "ablation.claims.x__decider__mutmut_124": _THIRD_LABEL,
+    "ablation.claims.x__decider__mutmut_130": _THIRD_LABEL,
+    "ablation.claims.x__decider__mutmut_131": _THIRD_LABEL,
+    "ablation.claims.x__decider__mutmut_96": "unreachable: check_claims (the schema's oneOf) admits only the kinds above",
+    "ablation.claims.x__decided__mutmut_13": _ALPHA_BELOW_1,
+    "ablation.claims.x_evaluate_claims__mutmut_9": "evaluate_claims drops the study column, the only place the name appears",
+    "ablation.claims.x__decided__mutmut_14": _ALPHA_BELOW_1,
     "ablation.stats.x_metric_values__mutmut_11": "astype(None) is astype(float64)",
     "ablation.stats.x_stability_table__mutmut_55": _RESET_INDEX,
     "ablation.stats.x_stability_table__mutmut_56": _RESET_INDEX,
