@@ -792,3 +792,32 @@ def test_main_effects_when_no_run_differs_and_when_there_are_no_runs():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no mean of an empty array
         assert stats.main_effects(df.iloc[:0], [], CFG).empty and stats.marginal_means(df.iloc[:0], [], CFG).empty
+
+
+def test_cell_table_in_any_row_order_without_status_and_over_seeds_not_runs():
+    df = make_summary({"norm": ["post", "pre"], "heads": [1, 2]}, range(5), lambda c, s: 0.6 + 0.1 * (c["norm"] == "pre") + 0.01 * s)
+    shuffled = df.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    table = stats.cell_table(shuffled, ["norm", "heads"], CFG).set_index(["norm", "heads"])
+    for (norm, heads), row in table.iterrows():
+        acc = df[(df["norm"] == norm) & (df["heads"] == heads)]["test_acc"]
+        assert (row["n"], row["mean"], row["max"]) == (5, pytest.approx(acc.mean(), abs=1e-12), acc.max())
+    # no status column: every run counts as ok (none diverged)
+    bare = stats.cell_table(df.drop(columns="status"), ["norm"], CFG)
+    assert list(bare["n_ok"]) == [10, 10] and list(bare["n_diverged"]) == [0, 0]
+    # two runs (heads 1 and 2, same accuracy) per seed in a norm cell: the interval is over the 5 seeds
+    by_norm = stats.cell_table(df, ["norm"], CFG).set_index("norm")
+    seeds = df[df["norm"] == "pre"].groupby("seed")["test_acc"].mean().to_numpy()
+    lo, hi, how = stats.mean_ci(seeds, 0.95, (0.0, 1.0), 1 / 300)
+    assert (by_norm.loc["pre", "ci_lo"], by_norm.loc["pre", "ci_hi"]) == pytest.approx((lo, hi), abs=1e-12)
+    assert by_norm.loc["pre", "ci_method"] == how and abs(stats.mean_ci(df[df["norm"] == "pre"]["test_acc"])[0] - lo) > 1e-3
+
+
+def test_cell_table_takes_bootstrap_max_n_and_seed_zero_by_default():
+    rng = np.random.default_rng(1)
+    df = make_summary({"norm": ["post", "pre"]}, range(4), lambda c, s: 0.7 + rng.normal(0, 0.02))
+    t = stats.cell_table(df, ["norm"], dict(CFG, bootstrap_max_n=3))
+    assert list(t["boot_method"]) == ["t (n > 3)"] * 2
+    assert "t (n > 4)" not in set(stats.cell_table(df, ["norm"], dict(CFG, bootstrap_max_n=4))["boot_method"])
+    default, zero, one = (stats.cell_table(df, ["norm"], CFG, *s) for s in ((), (0,), (1,)))
+    pd.testing.assert_frame_equal(default, zero)
+    assert not default[["boot_lo", "boot_hi"]].equals(one[["boot_lo", "boot_hi"]])
