@@ -72,7 +72,33 @@ _BISECTION = "the same p within the bisection's stated precision (2e-8 in log-al
 _INT_LAYERS = "layer indices are small whole numbers: their sums and products are exact as int64 and as float64"
 _ALPHA_BELOW_1 = "alpha < 1 (schema) and the Holm factor >= 1, so factor * p <= alpha already implies p < 1"
 _NA_FLOAT = "a numeric (numpy) column's missing values are NaN whatever na_value says, and np.isclose casts integers to float"
+_DEFAULT_SORT = "groupby sorts by default (sort=True)"
+_OK_OR_DIVERGED = "a run's status is 'ok' or 'diverged' (aggregate refuses any other), so ok is not diverged"
+_EVERY_CELL_HAS_A_SEED = "every cell has a run, hence a seed: the n == 0 default is never used, and mean_cis labels n == 1 itself (NaN, NaN, 'n < 2')"
+_QUANTIZED = "the values are quantized to step already: equal or a step apart, so the tie threshold step / 2 and 1e-12 / 2 agree"
+_ORDER_OF_SEEDS = "the interval of a cell's seed means does not depend on their order (_split groups cells by a stable sort), up to the rounding of sums in another order"
+_EMPTY_WITH_FACTORS = "only an empty summary with factors has a level list without cells, and main_effects raises ValueError there either way"
 EQUIVALENT: dict[str, str] = {
+    "ablation.stats.x__split__mutmut_7": "numpy reads the sort kind by its first letter, case-insensitively: 'STABLE' is 'stable'",
+    "ablation.stats.x__split__mutmut_15": "the extra bound is never read: cells run over range(n_cells)",
+    "ablation.stats.x_stability_table__mutmut_38": _DEFAULT_SORT,
+    "ablation.stats.x__cell_cis__mutmut_3": _ORDER_OF_SEEDS,
+    "ablation.stats.x__cell_cis__mutmut_5": _DEFAULT_SORT,
+    "ablation.stats.x__cell_cis__mutmut_17": _ORDER_OF_SEEDS,
+    "ablation.stats.x__cell_cis__mutmut_37": _EVERY_CELL_HAS_A_SEED,
+    "ablation.stats.x__cell_cis__mutmut_38": _EVERY_CELL_HAS_A_SEED,
+    "ablation.stats.x__cell_cis__mutmut_44": _EVERY_CELL_HAS_A_SEED,
+    "ablation.stats.x__cell_cis__mutmut_45": _EVERY_CELL_HAS_A_SEED,
+    "ablation.stats.x__cell_cis__mutmut_54": _QUANTIZED,
+    "ablation.stats.x_cell_table__mutmut_22": _OK_OR_DIVERGED,
+    "ablation.stats.x_cell_table__mutmut_31": _OK_OR_DIVERGED,
+    "ablation.stats.x_cell_table__mutmut_32": _OK_OR_DIVERGED,
+    "ablation.stats.x_cell_table__mutmut_64": _DEFAULT_SORT,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_31": _EMPTY_WITH_FACTORS,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_35": _EMPTY_WITH_FACTORS,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_34": "an extra level row of NaN (no cell has it), which nanmax and nanmin skip: the same spreads",
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_84": "weights doubled double both sums of the ratio exactly: the same cell means",
+    "ablation.stats.x_mde__mutmut_2": "with n < 2 a t quantile of n - 1 <= 0 degrees of freedom is NaN, and a NaN sd gives NaN: the early return changes nothing",
     "ablation.claims.x__slopes__mutmut_8": "the norms' numeric dtype (int or float) gives the same mask and the same float64 logarithms",
     "ablation.claims.x__slopes__mutmut_23": _INT_LAYERS,
     "ablation.claims.x__slopes__mutmut_32": "norm[ok] is positive: np.log never divides by zero there",

@@ -821,3 +821,8 @@ def test_cell_table_takes_bootstrap_max_n_and_seed_zero_by_default():
     default, zero, one = (stats.cell_table(df, ["norm"], CFG, *s) for s in ((), (0,), (1,)))
     pd.testing.assert_frame_equal(default, zero)
     assert not default[["boot_lo", "boot_hi"]].equals(one[["boot_lo", "boot_hi"]])
+
+
+def test_mde_defaults_to_alpha_five_percent_and_power_eighty():
+    by_hand = (sps.t.ppf(1 - 0.05 / 2, 4) + sps.t.ppf(0.8, 4)) * 0.1 / np.sqrt(5)
+    assert stats.mde(0.1, 5) == pytest.approx(by_hand, rel=1e-12) == stats.mde(0.1, 5, 0.05, 0.8)
