@@ -826,3 +826,34 @@ def test_cell_table_takes_bootstrap_max_n_and_seed_zero_by_default():
 def test_mde_defaults_to_alpha_five_percent_and_power_eighty():
     by_hand = (sps.t.ppf(1 - 0.05 / 2, 4) + sps.t.ppf(0.8, 4)) * 0.1 / np.sqrt(5)
     assert stats.mde(0.1, 5) == pytest.approx(by_hand, rel=1e-12) == stats.mde(0.1, 5, 0.05, 0.8)
+
+
+def test_binomial_intervals_end_exactly_at_zero_and_one():
+    # at k = 0 and k = n the Wilson ends are 0 and 1 exactly (the closed form is off by rounding)
+    n = np.arange(1, 400)
+    for ci in (stats.wilson_ci, stats.clopper_pearson_ci):
+        assert (ci(np.zeros_like(n), n)[0] == 0.0).all() and (ci(n, n)[1] == 1.0).all()
+        assert (ci(n, n)[0] < 1.0).all() and (ci(np.zeros_like(n), n)[1] > 0.0).all()
+
+
+def test_run_counts_without_n_test_take_the_recorded_totals():
+    df = pd.DataFrame({"test_acc": [0.5, np.nan], "test_correct": [150, 30], "test_total": [300, 60]})
+    correct, total = stats.run_counts(df)
+    assert list(total) == [300, 60] and list(correct) == [150, 30]
+
+
+def test_bootstrap_edges_defaults_and_the_t_interval_above_max_n():
+    rng = np.random.default_rng(6)
+    three, four = rng.uniform(0.4, 0.6, 3), rng.uniform(-0.6, -0.4, 4)
+    # the defaults: 95 %, 9999 resamples, seed 0
+    for got, want in zip(stats.bootstrap_mean_ci([three]), stats.bootstrap_mean_ci([three], 0.95, 9999, 0)):
+        assert list(got) == list(want)
+    assert list(stats.bootstrap_mean_ci([three])[0]) != list(stats.bootstrap_mean_ci([three], 0.95, 9999, 1)[0])
+    assert list(stats.bootstrap_mean_ci([three], n_resamples=999)[2]) == ["BCa"]  # BCa from 3 values on
+    # exactly max_n values: still the bootstrap; above: Student's t at the given confidence, then the bounds
+    assert list(stats.bootstrap_mean_ci([three], max_n=3)[2]) == ["BCa"]
+    lo, hi, how = stats.bootstrap_mean_ci([three, four], 0.9, 999, bounds=(-1.0, 1.0), max_n=2)
+    t_lo, t_hi = stats.t_mean_ci([three], 0.9)
+    f_lo, f_hi = stats.t_mean_ci([four], 0.9, bounds=(-1.0, 1.0))
+    assert list(how) == ["t (n > 2)", "t (n > 2)"]
+    assert (lo[0], hi[0], lo[1], hi[1]) == pytest.approx((t_lo[0], t_hi[0], f_lo[0], f_hi[0]), abs=1e-15)
