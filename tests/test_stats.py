@@ -857,3 +857,28 @@ def test_bootstrap_edges_defaults_and_the_t_interval_above_max_n():
     f_lo, f_hi = stats.t_mean_ci([four], 0.9, bounds=(-1.0, 1.0))
     assert list(how) == ["t (n > 2)", "t (n > 2)"]
     assert (lo[0], hi[0], lo[1], hi[1]) == pytest.approx((t_lo[0], t_hi[0], f_lo[0], f_hi[0]), abs=1e-15)
+
+
+def test_sign_flip_test_edges_and_its_permutation_p():
+    assert stats.sign_flip_test([0.0, 0.0]) == (1.0, 0, "sign-flip (no non-zero difference)")
+    assert stats.sign_flip_test([0.1]) == (1.0, 1, "sign-flip exact")
+    rng = np.random.default_rng(12)
+    sixteen = rng.normal(0.01, 0.02, 16)
+    assert stats.sign_flip_test(sixteen)[2] == "sign-flip exact" and stats.sign_flip_test([*sixteen, 0.03])[2] == "sign-flip permutation"
+    # 20 differences: p = (hits + 1) / (B + 1), the hits among B sign patterns drawn from default_rng([seed, n, 11])
+    d = rng.normal(0.005, 0.02, 20)
+    B = 999
+    signs = np.random.default_rng([3, 20, 11]).integers(0, 2, (B, 20)) * 2 - 1
+    hits = int((np.abs(signs @ d) >= abs(d.sum()) - 1e-9 * max(1.0, abs(d.sum()))).sum())
+    assert 0 < hits < B and stats.sign_flip_test(d, 0.0, B, seed=3) == ((hits + 1) / (B + 1), 20, "sign-flip permutation")
+    assert stats.sign_flip_test(np.full(20, 0.01), 0.0, B)[0] == 1 / (B + 1)
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_bootstrap_is_scipys_at_the_given_confidence(n):
+    x = np.random.default_rng(n).uniform(0.3, 0.7, n)
+    lo, hi, how = stats.bootstrap_mean_ci([x], 0.9, 999, seed=4)
+    ref = sps.bootstrap((x,), np.mean, confidence_level=0.9, n_resamples=999, method="BCa" if n >= 3 else "percentile",
+                        rng=np.random.default_rng([4, n]))  # fmt: skip
+    assert (lo[0], hi[0]) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high), rel=1e-12)
+    assert how[0] == ("BCa" if n >= 3 else "percentile")
