@@ -882,3 +882,8 @@ def test_bootstrap_is_scipys_at_the_given_confidence(n):
                         rng=np.random.default_rng([4, n]))  # fmt: skip
     assert (lo[0], hi[0]) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high), rel=1e-12)
     assert how[0] == ("BCa" if n >= 3 else "percentile")
+
+
+def test_sorted_levels_numbers_in_numeric_order_text_as_text():
+    assert stats.sorted_levels(["10", "2", "1", "2"]) == ["1", "2", "10"]  # numbers written as text: numeric order
+    assert stats.sorted_levels([1.0, 1, 0.5]) == [0.5, 1.0] and stats.sorted_levels(["b", 1, "a", None]) == [1, "a", "b"]
