@@ -78,7 +78,71 @@ _EVERY_CELL_HAS_A_SEED = "every cell has a run, hence a seed: the n == 0 default
 _QUANTIZED = "the values are quantized to step already: equal or a step apart, so the tie threshold step / 2 and 1e-12 / 2 agree"
 _ORDER_OF_SEEDS = "the interval of a cell's seed means does not depend on their order (_split groups cells by a stable sort), up to the rounding of sums in another order"
 _EMPTY_WITH_FACTORS = "only an empty summary with factors has a level list without cells, and main_effects raises ValueError there either way"
+_ERRSTATE = "np.errstate only decides whether numpy warns on 0/0 or NaN there: no value differs (a RuntimeWarning may)"
+_NUMERIC_INPUT = "callers pass floats (or whole numbers, which numpy's arithmetic turns into the same floats): asarray without dtype gives the same values"
+_LEXSORT = "pandas sorts on several columns with a stable lexsort and ignores kind; _order is the row order anyway, so ties keep it"
 EQUIVALENT: dict[str, str] = {
+    "ablation.stats.x__main_effects_core__mutmut_113": "resolution's default metric is test_acc",
+    "ablation.stats.x__main_effects_core__mutmut_129": _QUANTIZED,
+    "ablation.stats.x__main_effects_core__mutmut_250": _LEXSORT,
+    "ablation.stats.x__main_effects_core__mutmut_258": _LEXSORT,
+    "ablation.stats.x__main_effects_core__mutmut_261": _LEXSORT,
+    "ablation.stats.x__main_effects_core__mutmut_268": _LEXSORT,
+    "ablation.stats.x__main_effects_core__mutmut_269": _LEXSORT,
+    "ablation.stats.x_anderson_ci__mutmut_11": _NUMERIC_INPUT,
+    "ablation.stats.x_anderson_ci__mutmut_52": _ERRSTATE,
+    "ablation.stats.x_anderson_ci__mutmut_9": _NUMERIC_INPUT,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_6": _NUMERIC_INPUT,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_8": _NUMERIC_INPUT,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_10": _NUMERIC_INPUT,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_16": _ERRSTATE,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_17": _ERRSTATE,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_18": _ERRSTATE,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_19": _ERRSTATE,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_4": _NUMERIC_INPUT,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_6": _NUMERIC_INPUT,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_8": _NUMERIC_INPUT,
+    "ablation.stats.x_cohen_dz__mutmut_3": _NUMERIC_INPUT,
+    "ablation.stats.x_cohen_dz__mutmut_5": _NUMERIC_INPUT,
+    "ablation.stats.x_converged_mask__mutmut_22": _ERRSTATE,
+    "ablation.stats.x_mean_ci__mutmut_5": _NUMERIC_INPUT,
+    "ablation.stats.x_mean_ci__mutmut_7": _NUMERIC_INPUT,
+    "ablation.stats.x_mean_cis__mutmut_6": _NUMERIC_INPUT,
+    "ablation.stats.x_mean_cis__mutmut_8": _NUMERIC_INPUT,
+    "ablation.stats.x_quantize__mutmut_3": _NUMERIC_INPUT,
+    "ablation.stats.x_quantize__mutmut_5": _NUMERIC_INPUT,
+    "ablation.stats.x_run_accuracy__mutmut_24": _ERRSTATE,
+    "ablation.stats.x_run_accuracy__mutmut_25": _ERRSTATE,
+    "ablation.stats.x_run_accuracy__mutmut_26": _ERRSTATE,
+    "ablation.stats.x_run_accuracy__mutmut_27": _ERRSTATE,
+    "ablation.stats.x_seed_means__mutmut_4": _NUMERIC_INPUT,
+    "ablation.stats.x_seed_means__mutmut_6": _NUMERIC_INPUT,
+    "ablation.stats.x_sign_flip_test__mutmut_10": _NUMERIC_INPUT,
+    "ablation.stats.x_sign_flip_test__mutmut_12": _NUMERIC_INPUT,
+    "ablation.stats.x_skew_t_ci__mutmut_19": _ERRSTATE,
+    "ablation.stats.x_skew_t_ci__mutmut_20": _ERRSTATE,
+    "ablation.stats.x_skew_t_ci__mutmut_21": _ERRSTATE,
+    "ablation.stats.x_skew_t_ci__mutmut_22": _ERRSTATE,
+    "ablation.stats.x_skew_t_ci__mutmut_5": _NUMERIC_INPUT,
+    "ablation.stats.x_skew_t_ci__mutmut_7": _NUMERIC_INPUT,
+    "ablation.stats.x_t_mean_ci__mutmut_5": _NUMERIC_INPUT,
+    "ablation.stats.x_t_mean_ci__mutmut_7": _NUMERIC_INPUT,
+    "ablation.stats.x_tango_ci__mutmut_10": _NUMERIC_INPUT,
+    "ablation.stats.x_tango_ci__mutmut_4": _NUMERIC_INPUT,
+    "ablation.stats.x_tango_ci__mutmut_48": _ERRSTATE,
+    "ablation.stats.x_tango_ci__mutmut_49": _ERRSTATE,
+    "ablation.stats.x_tango_ci__mutmut_50": _ERRSTATE,
+    "ablation.stats.x_tango_ci__mutmut_51": _ERRSTATE,
+    "ablation.stats.x_tango_ci__mutmut_6": _NUMERIC_INPUT,
+    "ablation.stats.x_tango_ci__mutmut_8": _NUMERIC_INPUT,
+    "ablation.stats.x_wilson_ci__mutmut_10": _NUMERIC_INPUT,
+    "ablation.stats.x_wilson_ci__mutmut_17": _ERRSTATE,
+    "ablation.stats.x_wilson_ci__mutmut_18": _ERRSTATE,
+    "ablation.stats.x_wilson_ci__mutmut_19": _ERRSTATE,
+    "ablation.stats.x_wilson_ci__mutmut_20": _ERRSTATE,
+    "ablation.stats.x_wilson_ci__mutmut_4": _NUMERIC_INPUT,
+    "ablation.stats.x_wilson_ci__mutmut_6": _NUMERIC_INPUT,
+    "ablation.stats.x_wilson_ci__mutmut_8": _NUMERIC_INPUT,
     "ablation.stats.x__split__mutmut_7": "numpy reads the sort kind by its first letter, case-insensitively: 'STABLE' is 'stable'",
     "ablation.stats.x__split__mutmut_15": "the extra bound is never read: cells run over range(n_cells)",
     "ablation.stats.x_stability_table__mutmut_38": _DEFAULT_SORT,
@@ -404,6 +468,8 @@ def render(data: dict) -> str:
             c = row["counts"]
             lines.append(f"| {name} | {row['commit']} | {c['killed']} | {c['survived']} | {c['timeout']} "
                          f"| {c['no tests']} | {_pct(score(row))} |")  # fmt: skip
+        if missing := [m for m in MODULES if m not in data["before"]]:
+            lines += ["", f"Not measured with the tests the round started from: {', '.join(missing)}."]
     lines += ["", "## Surviving mutants", ""]
     for name, row in data["modules"].items():
         if not row["survivors"]:
