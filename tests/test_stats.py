@@ -887,3 +887,16 @@ def test_bootstrap_is_scipys_at_the_given_confidence(n):
 def test_sorted_levels_numbers_in_numeric_order_text_as_text():
     assert stats.sorted_levels(["10", "2", "1", "2"]) == ["1", "2", "10"]  # numbers written as text: numeric order
     assert stats.sorted_levels([1.0, 1, 0.5]) == [0.5, 1.0] and stats.sorted_levels(["b", 1, "a", None]) == [1, "a", "b"]
+
+
+def test_paired_comparisons_of_equal_differences_and_of_two_seeds():
+    # every seed gains exactly 0.1: Anderson's bound on [-1, 1] for the interval
+    df = make_summary({"norm": ["post", "pre"]}, range(7), lambda c, s: 0.6 + 0.01 * s + 0.1 * (c["norm"] == "pre"))
+    row = stats.paired_comparisons(df, ["norm"], CFG).iloc[0]
+    lo, hi = stats.anderson_ci(np.full(7, 0.1), 0.95, (-1.0, 1.0))
+    assert row["ci_method"] == "Anderson bound (seeds all equal)" and (row["ci_lo"], row["ci_hi"]) == pytest.approx((lo[0], hi[0]))
+    assert row["significant"] and stats.paired_comparisons(df, ["norm"], CFG)["significant"].dtype == bool
+    # two seeds: an interval and, at an alpha the design can reach, an mde
+    two = make_summary({"norm": ["post", "pre"]}, range(2), lambda c, s: 0.6 + (0.1 + 0.05 * s) * (c["norm"] == "pre"))
+    row = stats.paired_comparisons(two, ["norm"], dict(CFG, alpha=0.6)).iloc[0]
+    assert row["note"] == "" and np.isfinite(row["ci_lo"]) and np.isfinite(row["mde"])
