@@ -64,7 +64,191 @@ _WARNINGS = "the catch_warnings block ignores the RuntimeWarning whatever errsta
 _LOCALE_UTF8 = "open()'s default is the locale's encoding, UTF-8 here (and in Python's C/POSIX locale): the same codec as 'utf-8'"
 _BEST_MATCH = "only the best match, close[0], is shown: how many more get_close_matches returns changes nothing"
 _FALLBACK = "unreachable with this schema: each keyword it uses has its own message above (the line serves a keyword added later)"
+_STR_PATH = "pandas.read_csv (analyze.read_table) and io.write_dataframe take a str path as well as a Path"
+_NEVER_N_LT_2 = "_cis runs only when every unit has at least 2 seeds (the claim's n, their minimum, is >= 2): its n < 2 defaults are never read"
+_THIRD_LABEL = "decide's third label is never read: its callers compare the cells with SUPPORTED and CONTRADICTED only"
+_LEVEL_FROM_COLUMN = "the value is a level read from that very column, so _mask cannot fail and its message arguments are never used"
+_BISECTION = "the same p within the bisection's stated precision (2e-8 in log-alpha); only digits below it differ"
+_INT_LAYERS = "layer indices are small whole numbers: their sums and products are exact as int64 and as float64"
+_ALPHA_BELOW_1 = "alpha < 1 (schema) and the Holm factor >= 1, so factor * p <= alpha already implies p < 1"
+_NA_FLOAT = "a numeric (numpy) column's missing values are NaN whatever na_value says, and np.isclose casts integers to float"
+_DEFAULT_SORT = "groupby sorts by default (sort=True)"
+_OK_OR_DIVERGED = "a run's status is 'ok' or 'diverged' (aggregate refuses any other), so ok is not diverged"
+_EVERY_CELL_HAS_A_SEED = "every cell has a run, hence a seed: the n == 0 default is never used, and mean_cis labels n == 1 itself (NaN, NaN, 'n < 2')"
+_QUANTIZED = "the values are quantized to step already: equal or a step apart, so the tie threshold step / 2 and 1e-12 / 2 agree"
+_ORDER_OF_SEEDS = "the interval of a cell's seed means does not depend on their order (_split groups cells by a stable sort), up to the rounding of sums in another order"
+_EMPTY_WITH_FACTORS = "only an empty summary with factors has a level list without cells, and main_effects raises ValueError there either way"
+_ERRSTATE = "np.errstate only decides whether numpy warns on 0/0 or NaN there: no value differs (a RuntimeWarning may)"
+_NUMERIC_INPUT = "callers pass floats (or whole numbers, which numpy's arithmetic turns into the same floats): asarray without dtype gives the same values"
+_LEXSORT = "pandas sorts on several columns with a stable lexsort and ignores kind; _order is the row order anyway, so ties keep it"
 EQUIVALENT: dict[str, str] = {
+    "ablation.stats.x__main_effects_core__mutmut_113": "resolution's default metric is test_acc",
+    "ablation.stats.x__main_effects_core__mutmut_129": _QUANTIZED,
+    "ablation.stats.x__main_effects_core__mutmut_250": _LEXSORT,
+    "ablation.stats.x__main_effects_core__mutmut_258": _LEXSORT,
+    "ablation.stats.x__main_effects_core__mutmut_261": _LEXSORT,
+    "ablation.stats.x__main_effects_core__mutmut_268": _LEXSORT,
+    "ablation.stats.x__main_effects_core__mutmut_269": _LEXSORT,
+    "ablation.stats.x_anderson_ci__mutmut_11": _NUMERIC_INPUT,
+    "ablation.stats.x_anderson_ci__mutmut_52": _ERRSTATE,
+    "ablation.stats.x_anderson_ci__mutmut_9": _NUMERIC_INPUT,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_6": _NUMERIC_INPUT,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_8": _NUMERIC_INPUT,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_10": _NUMERIC_INPUT,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_16": _ERRSTATE,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_17": _ERRSTATE,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_18": _ERRSTATE,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_19": _ERRSTATE,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_4": _NUMERIC_INPUT,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_6": _NUMERIC_INPUT,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_8": _NUMERIC_INPUT,
+    "ablation.stats.x_cohen_dz__mutmut_3": _NUMERIC_INPUT,
+    "ablation.stats.x_cohen_dz__mutmut_5": _NUMERIC_INPUT,
+    "ablation.stats.x_converged_mask__mutmut_22": _ERRSTATE,
+    "ablation.stats.x_mean_ci__mutmut_5": _NUMERIC_INPUT,
+    "ablation.stats.x_mean_ci__mutmut_7": _NUMERIC_INPUT,
+    "ablation.stats.x_mean_cis__mutmut_6": _NUMERIC_INPUT,
+    "ablation.stats.x_mean_cis__mutmut_8": _NUMERIC_INPUT,
+    "ablation.stats.x_quantize__mutmut_3": _NUMERIC_INPUT,
+    "ablation.stats.x_quantize__mutmut_5": _NUMERIC_INPUT,
+    "ablation.stats.x_run_accuracy__mutmut_24": _ERRSTATE,
+    "ablation.stats.x_run_accuracy__mutmut_25": _ERRSTATE,
+    "ablation.stats.x_run_accuracy__mutmut_26": _ERRSTATE,
+    "ablation.stats.x_run_accuracy__mutmut_27": _ERRSTATE,
+    "ablation.stats.x_seed_means__mutmut_4": _NUMERIC_INPUT,
+    "ablation.stats.x_seed_means__mutmut_6": _NUMERIC_INPUT,
+    "ablation.stats.x_sign_flip_test__mutmut_10": _NUMERIC_INPUT,
+    "ablation.stats.x_sign_flip_test__mutmut_12": _NUMERIC_INPUT,
+    "ablation.stats.x_skew_t_ci__mutmut_19": _ERRSTATE,
+    "ablation.stats.x_skew_t_ci__mutmut_20": _ERRSTATE,
+    "ablation.stats.x_skew_t_ci__mutmut_21": _ERRSTATE,
+    "ablation.stats.x_skew_t_ci__mutmut_22": _ERRSTATE,
+    "ablation.stats.x_skew_t_ci__mutmut_5": _NUMERIC_INPUT,
+    "ablation.stats.x_skew_t_ci__mutmut_7": _NUMERIC_INPUT,
+    "ablation.stats.x_t_mean_ci__mutmut_5": _NUMERIC_INPUT,
+    "ablation.stats.x_t_mean_ci__mutmut_7": _NUMERIC_INPUT,
+    "ablation.stats.x_tango_ci__mutmut_10": _NUMERIC_INPUT,
+    "ablation.stats.x_tango_ci__mutmut_4": _NUMERIC_INPUT,
+    "ablation.stats.x_tango_ci__mutmut_48": _ERRSTATE,
+    "ablation.stats.x_tango_ci__mutmut_49": _ERRSTATE,
+    "ablation.stats.x_tango_ci__mutmut_50": _ERRSTATE,
+    "ablation.stats.x_tango_ci__mutmut_51": _ERRSTATE,
+    "ablation.stats.x_tango_ci__mutmut_6": _NUMERIC_INPUT,
+    "ablation.stats.x_tango_ci__mutmut_8": _NUMERIC_INPUT,
+    "ablation.stats.x_wilson_ci__mutmut_10": _NUMERIC_INPUT,
+    "ablation.stats.x_wilson_ci__mutmut_17": _ERRSTATE,
+    "ablation.stats.x_wilson_ci__mutmut_18": _ERRSTATE,
+    "ablation.stats.x_wilson_ci__mutmut_19": _ERRSTATE,
+    "ablation.stats.x_wilson_ci__mutmut_20": _ERRSTATE,
+    "ablation.stats.x_wilson_ci__mutmut_4": _NUMERIC_INPUT,
+    "ablation.stats.x_wilson_ci__mutmut_6": _NUMERIC_INPUT,
+    "ablation.stats.x_wilson_ci__mutmut_8": _NUMERIC_INPUT,
+    "ablation.stats.x__split__mutmut_7": "numpy reads the sort kind by its first letter, case-insensitively: 'STABLE' is 'stable'",
+    "ablation.stats.x__split__mutmut_15": "the extra bound is never read: cells run over range(n_cells)",
+    "ablation.stats.x_stability_table__mutmut_38": _DEFAULT_SORT,
+    "ablation.stats.x__cell_cis__mutmut_3": _ORDER_OF_SEEDS,
+    "ablation.stats.x__cell_cis__mutmut_5": _DEFAULT_SORT,
+    "ablation.stats.x__cell_cis__mutmut_17": _ORDER_OF_SEEDS,
+    "ablation.stats.x__cell_cis__mutmut_37": _EVERY_CELL_HAS_A_SEED,
+    "ablation.stats.x__cell_cis__mutmut_38": _EVERY_CELL_HAS_A_SEED,
+    "ablation.stats.x__cell_cis__mutmut_44": _EVERY_CELL_HAS_A_SEED,
+    "ablation.stats.x__cell_cis__mutmut_45": _EVERY_CELL_HAS_A_SEED,
+    "ablation.stats.x__cell_cis__mutmut_54": _QUANTIZED,
+    "ablation.stats.x_cell_table__mutmut_22": _OK_OR_DIVERGED,
+    "ablation.stats.x_cell_table__mutmut_31": _OK_OR_DIVERGED,
+    "ablation.stats.x_cell_table__mutmut_32": _OK_OR_DIVERGED,
+    "ablation.stats.x_cell_table__mutmut_64": _DEFAULT_SORT,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_31": _EMPTY_WITH_FACTORS,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_35": _EMPTY_WITH_FACTORS,
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_34": "an extra level row of NaN (no cell has it), which nanmax and nanmin skip: the same spreads",
+    "ablation.stats.x__seed_bootstrap_level_means__mutmut_84": "weights doubled double both sums of the ratio exactly: the same cell means",
+    "ablation.stats.x_holm__mutmut_3": "the p-values are floats already (NaN for none), so asarray without dtype gives the same array",
+    "ablation.stats.x_holm__mutmut_5": "the p-values are floats already (NaN for none), so asarray without dtype gives the same array",
+    "ablation.stats.x_holm__mutmut_19": "tied p-values get the same adjusted p in any order (the running maximum takes the larger multiplier for both)",
+    "ablation.stats.x_holm__mutmut_21": "tied p-values get the same adjusted p in any order (the running maximum takes the larger multiplier for both)",
+    "ablation.stats.x_holm__mutmut_23": "numpy reads the sort kind by its first letter, case-insensitively: 'STABLE' is 'stable'",
+    "ablation.stats.x_seed_means__mutmut_20": "inverse takes every value 0..len(ids)-1, so bincount is that long without minlength",
+    "ablation.stats.x_seed_means__mutmut_27": "inverse takes every value 0..len(ids)-1, so bincount is that long without minlength",
+    "ablation.stats.x_reachable_p__mutmut_2": "n_nonzero is never negative; at 0 the formula gives min(1, 2) = 1, the else value",
+    "ablation.stats.x_reachable_p__mutmut_18": "n_nonzero is never negative; at 0 the formula gives min(1, 2) = 1, the else value",
+    "ablation.stats.x_reachable_p__mutmut_19": "at n_nonzero = 1 the formula gives 2 ** 0 = 1, the else value",
+    "ablation.stats.x_reachable_p__mutmut_8": "2 ** (1 - n) <= 1 for every n >= 1: the cap at 1 or 2 never binds",
+    "ablation.stats.x_reachable_p__mutmut_17": "2 ** -1099 and 2 ** -1100 both underflow to 0.0",
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_98": "Y is 2-D (samples, n): axis +1 is axis -1",
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_125": "scipy.stats.bootstrap lower-cases the method name",
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_126": "scipy.stats.bootstrap lower-cases the method name",
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_128": "scipy.stats.bootstrap lower-cases the method name",
+    "ablation.stats.x_cohen_dz__mutmut_10": _NAN_TEXT,
+    "ablation.stats.x_cohen_dz__mutmut_25": _NAN_TEXT,
+    "ablation.stats.x_paired_comparisons__mutmut_130": _NAN_TEXT,
+    "ablation.stats.x_paired_comparisons__mutmut_140": _NAN_TEXT,
+    "ablation.stats.x_paired_comparisons__mutmut_146": _NAN_TEXT,
+    "ablation.stats.x_paired_comparisons__mutmut_156": _NAN_TEXT,
+    "ablation.stats.x_paired_comparisons__mutmut_212": _NAN_TEXT,
+    "ablation.stats.x_paired_comparisons__mutmut_226": _NAN_TEXT,
+    "ablation.stats.x__pair_frame__mutmut_34": "merge's default is how='inner'",
+    "ablation.stats.x__pair_frame__mutmut_47": "the merged keys are unique (duplicates are refused above), so every sort gives the same order",
+    "ablation.stats.x__pair_frame__mutmut_49": "the merged keys are unique (duplicates are refused above), so every sort gives the same order",
+    "ablation.stats.x__pair_frame__mutmut_51": "the merged keys are unique (duplicates are refused above), so every sort gives the same order",
+    "ablation.stats.x__pair_frame__mutmut_59": "the values are a float64 array already (callers pass np.asarray(values, dtype=float))",
+    "ablation.stats.x__pair_frame__mutmut_64": "the values are a float64 array already (callers pass np.asarray(values, dtype=float))",
+    "ablation.stats.x__main_effects_core__mutmut_42": "every cell's level is one of its factor's levels: the fill value is always overwritten",
+    "ablation.stats.x__main_effects_core__mutmut_45": "every cell's level is one of its factor's levels: the fill value is always overwritten",
+    "ablation.stats.x__main_effects_core__mutmut_46": "every cell's level is one of its factor's levels: the fill value is always overwritten",
+    "ablation.stats.x__cells__mutmut_13": _DEFAULT_SORT,
+    "ablation.stats.x_paired_comparisons__mutmut_16": "resolution's default metric is test_acc",
+    "ablation.stats.x_paired_comparisons__mutmut_48": "with no matched pair the step meets only empty arrays (sign_flip_test returns early, mean_ci gives NaN)",
+    "ablation.stats.x_paired_comparisons__mutmut_73": _QUANTIZED,
+    "ablation.stats.x_paired_comparisons__mutmut_171": "p_holm < alpha is False, never NaN, for a NaN p: fillna has nothing to fill",
+    "ablation.stats.x_paired_comparisons__mutmut_177": "p_holm < alpha is False, never NaN, for a NaN p: fillna has nothing to fill",
+    "ablation.stats.x_mde__mutmut_2": "with n < 2 a t quantile of n - 1 <= 0 degrees of freedom is NaN, and a NaN sd gives NaN: the early return changes nothing",
+    "ablation.claims.x__slopes__mutmut_8": "the norms' numeric dtype (int or float) gives the same mask and the same float64 logarithms",
+    "ablation.claims.x__slopes__mutmut_23": _INT_LAYERS,
+    "ablation.claims.x__slopes__mutmut_32": "norm[ok] is positive: np.log never divides by zero there",
+    "ablation.claims.x__slopes__mutmut_99": "a run with >= 2 norms all at one layer gets slope 0/0 or x/0, not finite, and is left out like a run with none",
+    "ablation.claims.x__slopes__mutmut_104": "den = n * sum(x^2) - sum(x)^2 is a whole number for whole layer indices: never exactly 1e-12",
+    "ablation.claims.x__slopes__mutmut_106": "astype(None) is astype(float64)",
+    "ablation.claims.x__units_grad__mutmut_30": "the mapped slopes are float64 already (NaN where a run has none)",
+    "ablation.claims.x__units_grad__mutmut_47": _LEVEL_FROM_COLUMN,
+    "ablation.claims.x__units_grad__mutmut_48": _LEVEL_FROM_COLUMN,
+    "ablation.claims.x__units_grad__mutmut_74": "_cell_units reads only the seed and strata columns by position: an extra 'index' column changes nothing",
+    "ablation.claims.x__units_grad__mutmut_75": "_cell_units reads only the seed and strata columns by position: an extra 'index' column changes nothing",
+    "ablation.claims.x_main__mutmut_20": _STR_PATH,
+    "ablation.claims.x_main__mutmut_25": _STR_PATH,
+    "ablation.claims.x_main__mutmut_36": _STR_PATH,
+    "ablation.claims.x_main__mutmut_41": _STR_PATH,
+    "ablation.claims.x_main__mutmut_62": _STR_PATH,
+    "ablation.claims.x_main__mutmut_65": _STR_PATH,
+    "ablation.claims.x__mask__mutmut_21": _NA_FLOAT,
+    "ablation.claims.x__mask__mutmut_22": _NA_FLOAT,
+    "ablation.claims.x__mask__mutmut_23": _NA_FLOAT,
+    "ablation.claims.x__mask__mutmut_24": _NA_FLOAT,
+    "ablation.claims.x__mask__mutmut_38": "str(True) is 'True'",
+    "ablation.claims.x__mask__mutmut_45": "str(False) is 'False'",
+    "ablation.claims.x__mask__mutmut_51": "str(False) is 'False'",
+    "ablation.claims.x__smallest_alpha__mutmut_4": "a side that never decides gets p 1 or 2: the claim's p is the smaller side's (CONTRADICTED's capped at 1), and p >= 1 is INCONCLUSIVE either way",
+    "ablation.claims.x__smallest_alpha__mutmut_9": _BISECTION,
+    "ablation.claims.x__smallest_alpha__mutmut_15": _BISECTION,
+    "ablation.claims.x__cis__mutmut_3": _NEVER_N_LT_2,
+    "ablation.claims.x__cis__mutmut_7": _NEVER_N_LT_2,
+    "ablation.claims.x__cis__mutmut_12": _NEVER_N_LT_2,
+    "ablation.claims.x__cis__mutmut_17": _NEVER_N_LT_2,
+    "ablation.claims.x__cis__mutmut_18": _NEVER_N_LT_2,
+    "ablation.claims.x__cis__mutmut_27": _NEVER_N_LT_2,
+    "ablation.claims.x__cis__mutmut_28": _NEVER_N_LT_2,
+    "ablation.claims.x__decider__mutmut_44": _THIRD_LABEL,
+    "ablation.claims.x__decider__mutmut_50": _THIRD_LABEL,
+    "ablation.claims.x__decider__mutmut_51": _THIRD_LABEL,
+    "ablation.claims.x__decider__mutmut_124": _THIRD_LABEL,
+    "ablation.claims.x__decider__mutmut_130": _THIRD_LABEL,
+    "ablation.claims.x__decider__mutmut_131": _THIRD_LABEL,
+    "ablation.claims.x__decider__mutmut_96": "unreachable: check_claims (the schema's oneOf) admits only the kinds above",
+    "ablation.claims.x__decided__mutmut_13": _ALPHA_BELOW_1,
+    "ablation.claims.xǁ_Unitsǁ__init____mutmut_2": "nothing reads _Units.per_seed",
+    "ablation.claims.x__cell_units__mutmut_5": "factor columns hold no missing value (analyze.read_table reads every level as written): dropna changes no count",
+    "ablation.claims.x__cell_units__mutmut_6": "factor columns hold no missing value (analyze.read_table reads every level as written): dropna changes no count",
+    "ablation.claims.x_evaluate_claims__mutmut_9": "evaluate_claims drops the study column, the only place the name appears",
+    "ablation.claims.x__decided__mutmut_14": _ALPHA_BELOW_1,
     "ablation.stats.x_metric_values__mutmut_11": "astype(None) is astype(float64)",
     "ablation.stats.x_stability_table__mutmut_55": _RESET_INDEX,
     "ablation.stats.x_stability_table__mutmut_56": _RESET_INDEX,
@@ -164,11 +348,12 @@ def run_module(name: str, spec: dict, children: int) -> dict:
     return collect(folder, env, proc, time.monotonic() - start)
 
 
-def carry_on(name: str, children: int) -> dict:
+def carry_on(name: str, children: int, survivors_only: bool = False) -> dict:
     """Carry on in the last run's folder of ``name`` with the current tests: mutants not yet tested
     (a run stopped part-way) and the survivors (status survived or no tests) are tested; killed ones
     stay killed, as tests are only ever added or sharpened. The module's source must be the one that
-    run mutated (mutant names are numbered per function). ``seconds`` is this pass only."""
+    run mutated (mutant names are numbered per function). ``seconds`` is this pass only.
+    ``survivors_only``: test the survivors alone; mutants not yet tested stay so (a partial row)."""
     folder = WORK / name
     mutated = folder / "src" / "ablation" / f"{name}.py"
     meta = folder / "mutants" / "src" / "ablation" / f"{name}.py.meta"
@@ -182,11 +367,14 @@ def carry_on(name: str, children: int) -> dict:
         shutil.copytree(REPO / "tests", dest, ignore=shutil.ignore_patterns("__pycache__", "artifacts"))
     (folder / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)  # which tests reach what: collect anew
     state = json.loads(meta.read_text())
-    for mutant, code in state["exit_code_by_key"].items():
-        if code in (0, 33):  # survived, no tests
-            state["exit_code_by_key"][mutant] = None
+    survivors = [m for m, code in state["exit_code_by_key"].items() if code in (0, 33)]  # survived, no tests
+    for mutant in survivors:
+        state["exit_code_by_key"][mutant] = None
     meta.write_text(json.dumps(state))
-    proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children)], cwd=folder, env=env,
+    names = survivors if survivors_only else []
+    if survivors_only and not survivors:
+        return collect(folder, env, None, 0.0) | {"carried_on": True}
+    proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children), *names], cwd=folder, env=env,
                           capture_output=True, text=True)  # fmt: skip
     with open(folder / "run.log", "a") as fh:
         fh.write(proc.stdout + proc.stderr)
@@ -218,6 +406,15 @@ def collect(folder: Path, env: dict, proc, seconds: float) -> dict:
         "returncode": proc.returncode if proc else None,
         "log_tail": (proc.stdout + proc.stderr)[-1500:] if proc and not status else "",
     }
+
+
+def _stopped_run_seconds(name: str) -> float:
+    """How long a run stopped part-way ran: from its scratch folder's setup to its last recorded result."""
+    folder = WORK / name
+    meta = folder / "mutants" / "src" / "ablation" / f"{name}.py.meta"
+    if not meta.exists():
+        return 0.0
+    return max(0.0, meta.stat().st_mtime - (folder / "setup.cfg").stat().st_mtime)
 
 
 def score(row: dict) -> float | None:
@@ -278,6 +475,8 @@ def render(data: dict) -> str:
             c = row["counts"]
             lines.append(f"| {name} | {row['commit']} | {c['killed']} | {c['survived']} | {c['timeout']} "
                          f"| {c['no tests']} | {_pct(score(row))} |")  # fmt: skip
+        if missing := [m for m in MODULES if m not in data["before"]]:
+            lines += ["", f"Not measured with the tests the round started from: {', '.join(missing)}."]
     lines += ["", "## Surviving mutants", ""]
     for name, row in data["modules"].items():
         if not row["survivors"]:
@@ -304,6 +503,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--carry-on", action="store_true",
                         help="carry on in the last run's folder with the current tests: untested mutants and "
                         "survivors are tested (source unchanged)")
+    parser.add_argument("--survivors-only", action="store_true",
+                        help="with --carry-on: test only the survivors; mutants not yet tested stay untested")
     parser.add_argument("--collect-only", action="store_true",
                         help="record what the last run's folder holds, without testing (a run stopped part-way)")
     args = parser.parse_args(argv)
@@ -315,9 +516,9 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.modules or list(MODULES):
             print(f"{name}: mutating scripts/ablation/{name}.py ...", file=sys.stderr, flush=True)
             if args.collect_only:  # a run stopped part-way: what it has measured ("not checked": not yet tested)
-                row = collect(WORK / name, dict(os.environ), None, 0.0)
+                row = collect(WORK / name, dict(os.environ), None, _stopped_run_seconds(name))
             elif args.carry_on:
-                row = carry_on(name, args.children)
+                row = carry_on(name, args.children, args.survivors_only)
             else:
                 row = run_module(name, MODULES[name], args.children)
             row["commit"] = commit

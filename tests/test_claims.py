@@ -440,3 +440,229 @@ def test_diverged_runs_are_named_in_the_detail_by_metric():
     only.loc[only["pos_enc"] == "none", "status"] = "diverged"
     v, row = verdict(dict(acc, where={"pos_enc": "none"}), only)
     assert row["verdict_without_diverged"].startswith("INCONCLUSIVE (claim 'c-at_least': 'where' pos_enc='none' selects no runs")
+
+
+# --------------------------------------------------------------------------- settings, slopes, the command line
+
+
+def test_converged_uses_the_configs_threshold_and_the_detail_names_the_selection():
+    # final_train_acc = test_acc + 0.02 = 0.94: converged at threshold 0.9, not at the default 0.95
+    df = study(lambda cell, s: 0.92)
+    c = claim("at_least", threshold=0.5, metric="converged", where={"pos_enc": "none"})
+    at_90 = C.evaluate_claims([c], df, None, FACTORS, dict(CFG, converged_threshold=0.9)).iloc[0]
+    at_95 = C.evaluate_claims([c], df, None, FACTORS, CFG).iloc[0]
+    assert (at_90["estimate"], at_90["verdict"]) == (1.0, "SUPPORTED")
+    assert (at_95["estimate"], at_95["verdict"]) == (0.0, "CONTRADICTED")
+    assert "mean converged over seeds (pos_enc=none)" in at_90["detail"]
+
+
+def _grad_study(depth=4, run_ids=None):
+    df = study(lambda cell, s: 0.9)
+    if run_ids is not None:
+        df["run_id"] = run_ids(df)
+    g = grads(df, lambda run: 0.5 if run["norm"] == "post" else 0.0, noise=0.01, depth=depth)
+    return df, g
+
+
+GRAD = claim("grad_trend", factor="norm", growing="post", flat="pre", flat_margin=0.1)
+
+
+def test_grad_trend_slopes_from_two_layers_and_from_usable_layers_only():
+    df, g = _grad_study(depth=2)  # two layers are enough for a slope
+    v, row = verdict(GRAD, df, g)
+    assert v == "SUPPORTED" and row["n"] == 8 and "without a usable slope" not in row["detail"]
+    df, g = _grad_study(depth=4)
+    reference = verdict(GRAD, df, g)[1]
+    # a zero, an infinite and a non-numeric norm leave their layer out (each run keeps 3 layers)
+    spoilt = g.astype({"grad_norm": object})
+    first = spoilt.groupby("run_id").head(1).index
+    spoilt.loc[first[0::3], "grad_norm"] = 0.0
+    spoilt.loc[first[1::3], "grad_norm"] = np.inf
+    spoilt.loc[first[2::3], "grad_norm"] = "n/a"
+    v, row = verdict(GRAD, df, spoilt)
+    assert v == "SUPPORTED" and row["n"] == 8 and "without a usable slope" not in row["detail"]
+    assert row["estimate"] != reference["estimate"] and row["estimate"] == pytest.approx(0.5, abs=0.03)
+    # every usable norm of a run at one layer index: no slope, and the detail says so
+    one_layer = g.copy()
+    one_layer.loc[one_layer["run_id"] == df["run_id"][0], "layer"] = 1
+    row = verdict(GRAD, df, one_layer)[1]
+    assert "1 run(s) without a usable slope" in row["detail"] and "slope of ln(grad_norm at step 0)" in row["detail"]
+
+
+def test_grad_trend_with_numeric_run_ids_and_only_the_needed_columns():
+    df, g = _grad_study(run_ids=lambda d: np.arange(len(d)) + 100)
+    v, row = verdict(GRAD, df, g[["run_id", "layer", "grad_norm"]])
+    assert v == "SUPPORTED" and row["n"] == 8 and row["estimate"] == pytest.approx(0.5, abs=0.02)
+
+
+def test_grad_trend_in_every_cell_or_on_average_and_naming_its_levels():
+    df, g = _grad_study()
+    c = dict(GRAD, where={"pos_enc": ["none", "sinusoidal"]})
+    v, row = verdict(c, df, g)
+    assert v == "SUPPORTED" and "pos_enc=none: mean" in row["detail"] and "pos_enc=sinusoidal: mean" in row["detail"]
+    assert "on layer index (pos_enc=['none', 'sinusoidal'])" in row["detail"]
+    v, row = verdict(dict(c, cells="average"), df, g)
+    assert v == "SUPPORTED" and "mean over 2 cell(s): mean" in row["detail"] and "pos_enc=none: mean" not in row["detail"]
+    with pytest.raises(ValueError, match=r"^claim 'c-grad_trend': level norm='sandwich' selects no runs \(after 'where'\)$"):
+        verdict(dict(GRAD, flat="sandwich"), df, g)
+    with pytest.raises(ValueError, match=r"^claim 'c-grad_trend': kind grad_trend needs the initial-gradient table "
+                       r"\(run_id, layer, grad_norm\)$"):  # fmt: skip
+        verdict(GRAD, df, g.drop(columns="layer"))
+
+
+def _family_files(tmp_path, studies):
+    paths = []
+    for name, df in studies.items():
+        paths.append((tmp_path / f"{name}.csv", tmp_path / f"{name}_grads.csv"))
+        df.to_csv(paths[-1][0], index=False)
+        grads(df, lambda run: 0.0).to_csv(paths[-1][1], index=False)
+    return ["--summaries", *(str(s) for s, _ in paths), "--init-grads", *(str(g) for _, g in paths)]
+
+
+def test_main_takes_the_stats_settings_and_adaptive_designs_of_the_family(tmp_path, capsys):
+    import json
+
+    gain = study(lambda cell, s: 0.7 + (0.02 + 0.01 * s if cell["norm"] == "pre" else 0.0), seeds=range(6))
+    one = dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"})
+    files = _family_files(tmp_path, {"gain": gain})
+    out = tmp_path / "claims.csv"
+    spec = {"stats": dict(CFG, alpha=0.1), "studies": {"gain": {"factors": FACTORS, "claims": [one]}}}
+    assert C.main(["--family-json", json.dumps(spec), *files, "--study", "gain", "--out", str(out)]) == 0
+    row = pd.read_csv(out).iloc[0]
+    assert row["verdict"] == "SUPPORTED" and row["p_value"] == 2 / 2**6 and "alpha 0.1;" in row["rule"]
+    # an adaptive study: its claims take the anytime-valid rule, as evaluate_family does with its design
+    design = {"seeds": [0, 1, 2, 3], "max_seeds": 6, "batch": 2}
+    spec["studies"]["gain"]["adaptive"] = design
+    assert C.main(["--family-json", json.dumps(spec), *files, "--study", "gain", "--out", str(out)]) == 0
+    row = pd.read_csv(out).iloc[0]
+    family = C.evaluate_family([("gain", [one], gain, None, FACTORS)], dict(CFG, alpha=0.1), adaptive={"gain": design})
+    assert "adaptive study" in row["rule"] and row["rule"] == family["rule"].iloc[0]
+    assert row["p_value"] == pytest.approx(family["p_value"].iloc[0], rel=1e-12)
+    capsys.readouterr()
+
+
+def test_main_usage_names_every_argument(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        C.main(["--help"])
+    assert exit_.value.code == 0
+    usage = " " + " ".join(capsys.readouterr().out.split()) + " "
+    for words in ("Verdicts of every claim of the config, Holm over all of them.",
+                  "--family-json FAMILY_JSON stats settings and, per study, factors and claims",
+                  "--summaries SUMMARIES [SUMMARIES ...] summary.csv of each study, in order",
+                  "--init-grads INIT_GRADS [INIT_GRADS ...] init_grads.csv of each study",
+                  "--study STUDY the study whose rows to write", "--out OUT"):  # fmt: skip
+        assert f" {words} " in usage
+    with pytest.raises(SystemExit):
+        C.main([])
+    assert ("the following arguments are required: --family-json, --summaries, --init-grads, --study, --out"
+            in capsys.readouterr().err)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- selection, edges of the rules
+
+
+def test_where_lists_and_numbers_select_exactly_their_runs():
+    df = study(lambda cell, s: 0.9)
+    c = claim("at_least", threshold=0.5, cells="average")
+    assert verdict(dict(c, where={"seed": [0, 1, 2]}), df)[1]["n"] == 3  # any of a list of numbers
+    assert verdict(dict(c, where={"norm": ["post", "sandwich"]}), df)[1]["n"] == 8  # one value with no runs
+    # numbers match to 12 significant digits, not more loosely (levels 0, 1e-9, 0.1, 0.1000001)
+    df["lr"] = np.tile([0.0, 1e-9, 0.1, 0.1000001], len(df) // 4)
+    for lr in (0.0, 1e-9, 0.1, 0.1000001):
+        selected = C._select(df, {"lr": lr}, "x")["lr"]
+        assert (selected == lr).all() and len(selected) == len(df) // 4
+    assert len(C._select(df, {"lr": [0.1, 0.1 + 1e-15]}, "x")) == len(df) // 4
+
+
+def test_where_on_a_boolean_column_takes_true_false_or_their_names():
+    df = study(lambda cell, s: 0.9 if cell["norm"] == "pre" else 0.6)
+    df["flag"] = df["norm"] == "pre"
+    for value, estimate in ((True, 0.9), ("True", 0.9), (False, 0.6), ("False", 0.6)):
+        row = verdict(claim("at_least", threshold=0.5, where={"flag": value}), df)[1]
+        assert row["estimate"] == pytest.approx(estimate), value
+
+
+def test_the_detail_names_the_selection_and_the_pairing():
+    df = study(lambda cell, s: 0.9, levels=dict(LEVELS, lr=[0.1, 0.2]))
+    row = verdict(claim("at_least", threshold=0.5), df, factors=[*FACTORS, "lr"])[1]
+    assert "mean test_acc over seeds (all runs)" in row["detail"]
+    row = verdict(claim("at_least", threshold=0.5, where={"pos_enc": "none", "norm": "post"}), df, factors=[*FACTORS, "lr"])[1]
+    assert "mean test_acc over seeds (pos_enc=none, norm=post)" in row["detail"]
+    # the detail's numbers: four decimals
+    assert "lr=0.1: mean 0.9000 [" in row["detail"]
+    pair = claim("not_worse", factor="norm", levels=["post", "pre"], margin=0.05)
+    row = verdict(pair, df, factors=[*FACTORS, "lr"])[1]
+    assert "test_acc norm=pre minus norm=post, 32 runs paired on seed and pos_enc, lr, averaged within seed (all runs)" in row["detail"]
+    row = verdict(dict(pair, where={"pos_enc": "none", "lr": 0.1}), df.iloc[1:], factors=[*FACTORS, "lr"])[1]
+    assert "7 runs paired on seed and pos_enc, lr, averaged within seed (pos_enc=none, lr=0.1); 1 runs without a partner" in row["detail"]
+    alone = df[(df["pos_enc"] == "none") & (df["lr"] == 0.1)].drop(columns=["pos_enc", "lr"])
+    row = verdict(pair, alone, factors=["norm"])[1]
+    assert "paired on seed and no other factor, averaged within seed (all runs)" in row["detail"]
+
+
+def test_paired_claims_take_the_configs_threshold_and_average_over_cells():
+    # converged at threshold 0.9 (final_train_acc 0.94) at norm=pre only: a loss of 1 at the default 0.95 is 0
+    df = study(lambda cell, s: 0.92 if cell["norm"] == "pre" else 0.5)
+    c = claim("equivalent", factor="norm", levels=["post", "pre"], margin=0.5, metric="converged")
+    at_90 = C.evaluate_claims([c], df, None, FACTORS, dict(CFG, converged_threshold=0.9)).iloc[0]
+    at_95 = C.evaluate_claims([c], df, None, FACTORS, CFG).iloc[0]
+    assert at_90["estimate"] == 1.0 and at_95["estimate"] == 0.0
+    row = verdict(dict(c, cells="average"), df)[1]
+    assert "mean over 2 cell(s): mean" in row["detail"] and "pos_enc=none: mean" not in row["detail"]
+
+
+def test_a_level_with_one_run_and_a_level_that_is_not_a_number():
+    df = study(lambda cell, s: 0.9, seeds=[0], levels=dict(LEVELS, lr=[0.1, 0.2]))
+    c = dict(claim("better", factor="lr", levels=[0.1, 0.2]), where={"pos_enc": "none", "norm": "post"})
+    v, row = verdict(c, df, factors=[*FACTORS, "lr"])
+    assert v == "INCONCLUSIVE" and row["n"] == 1
+    with pytest.raises(ValueError, match=r"^claim 'c-better': level of 'lr': 'fast' is not a number, but column 'lr' is numeric$"):
+        verdict(dict(c, levels=[0.1, "fast"]), df, factors=[*FACTORS, "lr"])
+
+
+def test_interval_rules_at_the_edges_of_their_bands():
+    near_one = study(lambda cell, s: 1.0 - (s % 2) / 300)
+    where = {"pos_enc": "none", "norm": "post"}
+    # an interval clipped at 1 lies within a band that ends at 1 (0.95 + 0.05), and one clipped at 0
+    # within a band that starts at 0
+    assert verdict(claim("at_value", where=where, target=0.95, tolerance=0.05), near_one)[0] == "SUPPORTED"
+    near_zero = study(lambda cell, s: (s % 2) / 300)
+    assert verdict(claim("at_value", where=where, target=0.05, tolerance=0.05), near_zero)[0] == "SUPPORTED"
+    # every seed at 1.0: "at least 1" is not contradicted (the interval reaches 1), nor is "exactly 0"
+    # by seeds all at 0
+    ones = study(lambda cell, s: 1.0)
+    assert verdict(claim("at_least", where=where, threshold=1.0), ones)[0] == "INCONCLUSIVE"
+    zeros = study(lambda cell, s: 0.0)
+    assert verdict(claim("at_value", where=where, target=0.0, tolerance=0.0), zeros)[0] == "INCONCLUSIVE"
+
+
+def test_decisive_at_exactly_alpha_and_a_claim_that_never_decides_has_p_one():
+    # five seeds all better: p = 2 / 2**5 = 0.0625; at alpha 0.0625 that is decisive
+    five = study(lambda cell, s: 0.7 + (0.05 + 0.001 * s if cell["norm"] == "pre" else 0.0), seeds=range(5))
+    c = dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"})
+    row = C.evaluate_claims([c], five, None, FACTORS, dict(CFG, alpha=0.0625)).iloc[0]
+    assert row["p_value"] == 0.0625 and row["verdict"] == "SUPPORTED"
+    row = verdict(claim("at_value", where={"pos_enc": "none"}, target=0.5, tolerance=0.0), study(lambda cell, s: 0.5 + 0.02 * (-1) ** s))[1]
+    assert row["p_value"] == 1.0 and "p = 1 (the rule decides at no alpha up to 0.5)" in row["detail"]
+
+
+def test_grad_trend_is_inconclusive_while_the_growing_slope_is_uncertain():
+    df = study(lambda cell, s: 0.9)
+    # growing: slopes 0.5 +- 1 over seeds (interval spans 0); flat: exactly flat within the margin
+    spread = {s: 0.5 + (1.0 if s % 2 else -1.0) for s in range(8)}
+    g = grads(df, lambda run: spread[run["seed"]] if run["norm"] == "post" else 0.0, noise=0.001)
+    v, row = verdict(GRAD, df, g)
+    assert v == "INCONCLUSIVE" and row["ci_lo"] < 0 < 0.5 < row["ci_hi"] < 1.5
+
+
+def test_evaluate_claims_passes_its_seed_to_the_permutation_test():
+    # 20 seeds: more than stats.EXACT_SIGN_FLIP_MAX_N non-zero differences, so the sign-flip test
+    # samples its permutations from the seed; the default seed is 0
+    rng = np.random.default_rng(5)
+    gains = rng.normal(0.004, 0.01, 20)
+    df = study(lambda cell, s: 0.7 + (gains[s] if cell["norm"] == "pre" else 0.0), seeds=range(20))
+    c = dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"})
+    p = {seed: C.evaluate_family([("s", [c], df, None, FACTORS)], CFG, seed)["p_value"].iloc[0] for seed in (0, 1)}
+    assert p[0] != p[1] and "sign-flip permutation" in verdict(c, df)[1]["detail"]
+    assert C.evaluate_claims([c], df, None, FACTORS, CFG)["p_value"].iloc[0] == p[0]
+    assert C.evaluate_claims([c], df, None, FACTORS, CFG, seed=1)["p_value"].iloc[0] == p[1]

@@ -753,3 +753,172 @@ def test_seed_variance_survives_a_singular_fit():
     assert 0 <= out["var_seed"] < 1e-9 and out["icc"] < 1e-6
     assert out["var_residual"] == pytest.approx(resid @ resid / (len(acc) - exog.shape[1]), rel=1e-3)
     assert out["n_eff"] == pytest.approx(len(acc), rel=1e-4)
+
+
+def _check_main_effects_against_oracle(df, factors, cfg, seed):
+    ref, ref_marg = _oracle_main_effects(df, factors, stats.resolve_cfg(cfg), seed)
+    me = stats.main_effects(df, factors, cfg, seed=seed)
+    for row in me.itertuples():
+        r = ref[row.factor]
+        assert (row.eta_sq, row.spread) == pytest.approx((r["eta_sq"], r["spread"]), rel=1e-12)
+        assert (row.spread_lo, row.spread_hi) == pytest.approx((r["spread_lo"], r["spread_hi"]), rel=1e-12)
+        assert (row.best_level, row.worst_level) == (r["best"], r["worst"])
+    marg = stats.marginal_means(df, factors, cfg, seed=seed)
+    pd.testing.assert_frame_equal(marg.reset_index(drop=True), ref_marg[stats.MARGINAL_COLUMNS], check_dtype=False,
+                                  check_exact=False, rtol=1e-12, atol=0)  # fmt: skip
+    return me, marg
+
+
+def test_seed_bootstrap_in_several_batches_is_the_one_batch_bootstrap():
+    # 1,000 cells: the bootstrap of main effects draws its resamples in batches of
+    # _BATCH_ELEMENTS // (4 * cells) = 500; 999 resamples are two unequal batches, which must give
+    # the same resamples as drawing all 999 at once (the oracle)
+    rng = np.random.default_rng(4)
+    levels = {"a": list(range(250)), "b": ["w", "x", "y", "z"]}
+    df = make_summary(levels, range(3), lambda c, s: 0.5 + 0.001 * c["a"] + 0.05 * (c["b"] == "y") + rng.normal(0, 0.02))
+    assert stats._BATCH_ELEMENTS // (4 * 1000) == 500
+    me, _ = _check_main_effects_against_oracle(df, ["a", "b"], dict(CFG, n_resamples=999), seed=1)
+    assert me.set_index("factor").loc["b", "best_level"] == "y"
+
+
+def test_marginal_means_of_an_unbalanced_design_are_on_the_grid_of_a_mean_of_cells():
+    # 2 x 2 x 2 cells, one run missing: that seed's mean of a level averages 3 runs (multiples of
+    # 1 / (3 T)), which the marginal interval rounds to the grid 1 / (T n_cells) = 1 / (8 T)
+    rng = np.random.default_rng(8)
+    levels = {"x": ["a", "b"], "y": [1, 2], "z": ["p", "q"]}
+    df = make_summary(levels, range(5), lambda c, s: 0.6 + 0.1 * (c["x"] == "b") + rng.normal(0, 0.03), n_test=50)
+    df = df[~((df["x"] == "a") & (df["y"] == 1) & (df["z"] == "p") & (df["seed"] == 2))].reset_index(drop=True)
+    _, marg = _check_main_effects_against_oracle(df, list(levels), CFG, seed=0)
+    by_seed = df[df["x"] == "a"].groupby("seed")["test_acc"].mean()
+    step = 1 / 100 / 8
+    assert abs(by_seed[2] / step - round(by_seed[2] / step)) > 0.1  # off the grid before rounding
+
+
+def test_main_effects_without_a_seed_column_take_each_run_as_a_seed():
+    df = make_summary({"x": ["a", "b"]}, range(3), lambda c, s: 0.6 + 0.1 * (c["x"] == "a") + 0.01 * s)
+    me = stats.main_effects(df.drop(columns="seed"), ["x"], CFG).iloc[0]
+    assert (me["best_level"], me["worst_level"], me["n_levels"]) == ("a", "b", 2)  # worst is not the first level
+    marg = stats.marginal_means(df.drop(columns="seed"), ["x"], CFG)
+    assert list(marg["n_seeds"]) == [3, 3] and list(marg["n"]) == [3, 3]
+    pd.testing.assert_frame_equal(marg, stats.marginal_means(df, ["x"], CFG))  # one run per seed and level here
+
+
+def test_main_effects_when_no_run_differs_and_when_there_are_no_runs():
+    # every run at 0.7 (210 / 300): their float mean is off by rounding, and the shares of
+    # variance were once ratios of rounding noise (eta_sq 4.0); nothing varies, so they are 0
+    df = make_summary({"x": ["a", "b"], "y": [1, 2, 3]}, range(4), lambda c, s: 0.7)
+    assert df["test_acc"].mean() != 0.7
+    me = stats.main_effects(df, ["y", "x"], CFG)
+    assert list(me["eta_sq"]) == [0.0, 0.0] and list(me["factor"]) == ["y", "x"] and list(me["spread"]) == [0.0, 0.0]
+    assert list(stats.interactions(df, ["x", "y"])["eta_sq"]) == [0.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no mean of an empty array
+        assert stats.main_effects(df.iloc[:0], [], CFG).empty and stats.marginal_means(df.iloc[:0], [], CFG).empty
+
+
+def test_cell_table_in_any_row_order_without_status_and_over_seeds_not_runs():
+    df = make_summary({"norm": ["post", "pre"], "heads": [1, 2]}, range(5), lambda c, s: 0.6 + 0.1 * (c["norm"] == "pre") + 0.01 * s)
+    shuffled = df.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    table = stats.cell_table(shuffled, ["norm", "heads"], CFG).set_index(["norm", "heads"])
+    for (norm, heads), row in table.iterrows():
+        acc = df[(df["norm"] == norm) & (df["heads"] == heads)]["test_acc"]
+        assert (row["n"], row["mean"], row["max"]) == (5, pytest.approx(acc.mean(), abs=1e-12), acc.max())
+    # no status column: every run counts as ok (none diverged)
+    bare = stats.cell_table(df.drop(columns="status"), ["norm"], CFG)
+    assert list(bare["n_ok"]) == [10, 10] and list(bare["n_diverged"]) == [0, 0]
+    # two runs (heads 1 and 2, same accuracy) per seed in a norm cell: the interval is over the 5 seeds
+    by_norm = stats.cell_table(df, ["norm"], CFG).set_index("norm")
+    seeds = df[df["norm"] == "pre"].groupby("seed")["test_acc"].mean().to_numpy()
+    lo, hi, how = stats.mean_ci(seeds, 0.95, (0.0, 1.0), 1 / 300)
+    assert (by_norm.loc["pre", "ci_lo"], by_norm.loc["pre", "ci_hi"]) == pytest.approx((lo, hi), abs=1e-12)
+    assert by_norm.loc["pre", "ci_method"] == how and abs(stats.mean_ci(df[df["norm"] == "pre"]["test_acc"])[0] - lo) > 1e-3
+
+
+def test_cell_table_takes_bootstrap_max_n_and_seed_zero_by_default():
+    rng = np.random.default_rng(1)
+    df = make_summary({"norm": ["post", "pre"]}, range(4), lambda c, s: 0.7 + rng.normal(0, 0.02))
+    t = stats.cell_table(df, ["norm"], dict(CFG, bootstrap_max_n=3))
+    assert list(t["boot_method"]) == ["t (n > 3)"] * 2
+    assert "t (n > 4)" not in set(stats.cell_table(df, ["norm"], dict(CFG, bootstrap_max_n=4))["boot_method"])
+    default, zero, one = (stats.cell_table(df, ["norm"], CFG, *s) for s in ((), (0,), (1,)))
+    pd.testing.assert_frame_equal(default, zero)
+    assert not default[["boot_lo", "boot_hi"]].equals(one[["boot_lo", "boot_hi"]])
+
+
+def test_mde_defaults_to_alpha_five_percent_and_power_eighty():
+    by_hand = (sps.t.ppf(1 - 0.05 / 2, 4) + sps.t.ppf(0.8, 4)) * 0.1 / np.sqrt(5)
+    assert stats.mde(0.1, 5) == pytest.approx(by_hand, rel=1e-12) == stats.mde(0.1, 5, 0.05, 0.8)
+
+
+def test_binomial_intervals_end_exactly_at_zero_and_one():
+    # at k = 0 and k = n the Wilson ends are 0 and 1 exactly (the closed form is off by rounding)
+    n = np.arange(1, 400)
+    for ci in (stats.wilson_ci, stats.clopper_pearson_ci):
+        assert (ci(np.zeros_like(n), n)[0] == 0.0).all() and (ci(n, n)[1] == 1.0).all()
+        assert (ci(n, n)[0] < 1.0).all() and (ci(np.zeros_like(n), n)[1] > 0.0).all()
+
+
+def test_run_counts_without_n_test_take_the_recorded_totals():
+    df = pd.DataFrame({"test_acc": [0.5, np.nan], "test_correct": [150, 30], "test_total": [300, 60]})
+    correct, total = stats.run_counts(df)
+    assert list(total) == [300, 60] and list(correct) == [150, 30]
+
+
+def test_bootstrap_edges_defaults_and_the_t_interval_above_max_n():
+    rng = np.random.default_rng(6)
+    three, four = rng.uniform(0.4, 0.6, 3), rng.uniform(-0.6, -0.4, 4)
+    # the defaults: 95 %, 9999 resamples, seed 0
+    for got, want in zip(stats.bootstrap_mean_ci([three]), stats.bootstrap_mean_ci([three], 0.95, 9999, 0)):
+        assert list(got) == list(want)
+    assert list(stats.bootstrap_mean_ci([three])[0]) != list(stats.bootstrap_mean_ci([three], 0.95, 9999, 1)[0])
+    assert list(stats.bootstrap_mean_ci([three], n_resamples=999)[2]) == ["BCa"]  # BCa from 3 values on
+    # exactly max_n values: still the bootstrap; above: Student's t at the given confidence, then the bounds
+    assert list(stats.bootstrap_mean_ci([three], max_n=3)[2]) == ["BCa"]
+    lo, hi, how = stats.bootstrap_mean_ci([three, four], 0.9, 999, bounds=(-1.0, 1.0), max_n=2)
+    t_lo, t_hi = stats.t_mean_ci([three], 0.9)
+    f_lo, f_hi = stats.t_mean_ci([four], 0.9, bounds=(-1.0, 1.0))
+    assert list(how) == ["t (n > 2)", "t (n > 2)"]
+    assert (lo[0], hi[0], lo[1], hi[1]) == pytest.approx((t_lo[0], t_hi[0], f_lo[0], f_hi[0]), abs=1e-15)
+
+
+def test_sign_flip_test_edges_and_its_permutation_p():
+    assert stats.sign_flip_test([0.0, 0.0]) == (1.0, 0, "sign-flip (no non-zero difference)")
+    assert stats.sign_flip_test([0.1]) == (1.0, 1, "sign-flip exact")
+    rng = np.random.default_rng(12)
+    sixteen = rng.normal(0.01, 0.02, 16)
+    assert stats.sign_flip_test(sixteen)[2] == "sign-flip exact" and stats.sign_flip_test([*sixteen, 0.03])[2] == "sign-flip permutation"
+    # 20 differences: p = (hits + 1) / (B + 1), the hits among B sign patterns drawn from default_rng([seed, n, 11])
+    d = rng.normal(0.005, 0.02, 20)
+    B = 999
+    signs = np.random.default_rng([3, 20, 11]).integers(0, 2, (B, 20)) * 2 - 1
+    hits = int((np.abs(signs @ d) >= abs(d.sum()) - 1e-9 * max(1.0, abs(d.sum()))).sum())
+    assert 0 < hits < B and stats.sign_flip_test(d, 0.0, B, seed=3) == ((hits + 1) / (B + 1), 20, "sign-flip permutation")
+    assert stats.sign_flip_test(np.full(20, 0.01), 0.0, B)[0] == 1 / (B + 1)
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_bootstrap_is_scipys_at_the_given_confidence(n):
+    x = np.random.default_rng(n).uniform(0.3, 0.7, n)
+    lo, hi, how = stats.bootstrap_mean_ci([x], 0.9, 999, seed=4)
+    ref = sps.bootstrap((x,), np.mean, confidence_level=0.9, n_resamples=999, method="BCa" if n >= 3 else "percentile",
+                        rng=np.random.default_rng([4, n]))  # fmt: skip
+    assert (lo[0], hi[0]) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high), rel=1e-12)
+    assert how[0] == ("BCa" if n >= 3 else "percentile")
+
+
+def test_sorted_levels_numbers_in_numeric_order_text_as_text():
+    assert stats.sorted_levels(["10", "2", "1", "2"]) == ["1", "2", "10"]  # numbers written as text: numeric order
+    assert stats.sorted_levels([1.0, 1, 0.5]) == [0.5, 1.0] and stats.sorted_levels(["b", 1, "a", None]) == [1, "a", "b"]
+
+
+def test_paired_comparisons_of_equal_differences_and_of_two_seeds():
+    # every seed gains exactly 0.1: Anderson's bound on [-1, 1] for the interval
+    df = make_summary({"norm": ["post", "pre"]}, range(7), lambda c, s: 0.6 + 0.01 * s + 0.1 * (c["norm"] == "pre"))
+    row = stats.paired_comparisons(df, ["norm"], CFG).iloc[0]
+    lo, hi = stats.anderson_ci(np.full(7, 0.1), 0.95, (-1.0, 1.0))
+    assert row["ci_method"] == "Anderson bound (seeds all equal)" and (row["ci_lo"], row["ci_hi"]) == pytest.approx((lo[0], hi[0]))
+    assert row["significant"] and stats.paired_comparisons(df, ["norm"], CFG)["significant"].dtype == bool
+    # two seeds: an interval and, at an alpha the design can reach, an mde
+    two = make_summary({"norm": ["post", "pre"]}, range(2), lambda c, s: 0.6 + (0.1 + 0.05 * s) * (c["norm"] == "pre"))
+    row = stats.paired_comparisons(two, ["norm"], dict(CFG, alpha=0.6)).iloc[0]
+    assert row["note"] == "" and np.isfinite(row["ci_lo"]) and np.isfinite(row["mde"])

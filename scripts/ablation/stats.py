@@ -804,7 +804,8 @@ def _main_effects_core(summary, factors, cfg, seed):
     keys, codes = _cells(summary, factors)
     n_cells = len(keys)
     grand = acc.mean() if len(acc) else float("nan")
-    ss_total = float(((acc - grand) ** 2).sum())
+    # runs all equal: nothing varies (their mean can be off by rounding, leaving sums of float noise)
+    ss_total = float(((acc - grand) ** 2).sum()) if len(acc) and np.ptp(acc) > 0 else 0.0
     level_of_cell, level_lists = [], []
     for f in factors:
         if keys[f].isna().any():
@@ -940,7 +941,7 @@ def interactions(summary: pd.DataFrame, factors) -> pd.DataFrame:
     acc = run_accuracy(summary)[0]
     frame = summary[factors].copy()
     frame["__acc__"] = acc
-    ss_total = float(((acc - acc.mean()) ** 2).sum())
+    ss_total = float(((acc - acc.mean()) ** 2).sum()) if len(acc) and np.ptp(acc) > 0 else 0.0  # as in main effects
     rows = []
     for fa, fb in itertools.combinations(factors, 2):
         g = frame.groupby([fa, fb], sort=True)["__acc__"].agg(["mean", "size"]).reset_index()
