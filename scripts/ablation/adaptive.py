@@ -93,15 +93,21 @@ def claim_cells(claim: dict, study: Study) -> list[dict]:
     return [combo for combo in study.combinations() if keep(combo)]
 
 
-def claim_values(claim: dict, summary: pd.DataFrame, factors: list, cfg: dict) -> list[np.ndarray]:
-    """Per cell of the claim, its per-seed values (paired kinds: differences) in seed order."""
+def claim_units(claim: dict, summary: pd.DataFrame, factors: list, cfg: dict) -> list:
+    """The claim's cells as the claims module builds them (its units: label, seeds, values)."""
     sub = CL._select(summary, claim["where"], claim["id"])
     units, _ = (CL._units_paired if claim["kind"] in CL.PAIRED_KINDS else CL._units_one_level)(claim, sub, factors, cfg)
-    out = []
-    for u in units:
-        order = np.argsort(np.asarray(u.seeds, dtype=float), kind="stable")
-        out.append(np.asarray(u.values, dtype=float)[order])
-    return out
+    return units
+
+
+def seed_ordered(unit) -> np.ndarray:
+    """A cell's per-seed values (paired kinds: differences) in seed order."""
+    return np.asarray(unit.values, dtype=float)[np.argsort(np.asarray(unit.seeds, dtype=float), kind="stable")]
+
+
+def claim_values(claim: dict, summary: pd.DataFrame, factors: list, cfg: dict) -> list[np.ndarray]:
+    """Per cell of the claim, its per-seed values (paired kinds: differences) in seed order."""
+    return [seed_ordered(u) for u in claim_units(claim, summary, factors, cfg)]
 
 
 def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dict, family_size=None) -> list[dict]:
@@ -232,11 +238,8 @@ def sequences_table(study: Study, summary: pd.DataFrame, stats_cfg: dict) -> pd.
         if c["kind"] not in Q.SEQUENTIAL_KINDS:
             continue
         lo_b, hi_b = Q.band(c)
-        sub = CL._select(summary, c["where"], c["id"])
-        units, _ = (CL._units_paired if c["kind"] in CL.PAIRED_KINDS else CL._units_one_level)(
-            c, sub, study.factor_names, cfg
-        )
-        for u, x in zip(units, claim_values(c, summary, study.factor_names, cfg)):
+        for u in claim_units(c, summary, study.factor_names, cfg):
+            x = seed_ordered(u)
             lo, hi = Q.confidence_sequence(x, Q.bounds_of(c["kind"]), 1 - cfg["confidence"])
             means = np.cumsum(x) / np.arange(1, len(x) + 1)
             for k in range(len(x)):
