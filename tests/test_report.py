@@ -3,6 +3,7 @@ screen, words and units, no raw NaN, the glossary covering every column, compact
 that would show nothing left out with one line."""
 
 import re
+from markupsafe import escape  # as the report template escapes
 
 import numpy as np
 import pandas as pd
@@ -79,6 +80,23 @@ def test_the_glossary_explains_every_column_of_every_table(smoke):
 def test_results_readme_carries_the_glossary():
     text = (REPO / "results" / "README.md").read_text(encoding="utf-8")
     assert outputs.glossary_markdown() in text, "run: python -m ablation.outputs --update results/README.md"
+
+
+def test_each_declared_output_has_its_own_name_and_a_snakemake_caption():
+    declared = (*outputs.TABLES, *outputs.FIGURES, *outputs.ADAPTIVE_TABLES, outputs.VERIFY)
+    names = [out.name for out in declared]
+    assert len(names) == len(set(names)), "the rules look outputs up by name"
+    for table in outputs.TABLES:
+        caption = REPO / "workflow" / "report" / f"{table.name}.rst"
+        assert f"captions.{table.name}" in caption.read_text(encoding="utf-8"), caption
+
+
+def test_the_folded_tables_are_in_the_report_under_their_declared_titles(smoke):
+    cfg, results, html = smoke
+    folded = [table for table in outputs.TABLES if table.collapsed]
+    assert folded
+    for table in folded:
+        assert html.count(f"<summary>{escape(table.title)}</summary>") == len(cfg.studies), table.name
 
 
 def test_a_comparison_that_cannot_reach_significance_says_so_in_its_row():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import io
+from . import io, outputs
 from . import stats
 
 
@@ -36,14 +36,15 @@ def analyze(summary, factors, cfg, seed: int = 0) -> dict[str, pd.DataFrame]:
         "stability": stats.stability_table(summary, factors, cfg),
         "main_effects": stats.main_effects(summary, factors, cfg, seed=seed),
         "seed_variance": stats.seed_variance(summary, factors),
-        "interactions": stats.interactions(summary, factors),
+        "interaction_effects": stats.interactions(summary, factors),
     }
 
 
 def write_tables(tables: dict[str, pd.DataFrame], outdir: Path) -> None:
     outdir = Path(outdir)
+    files = {t.name: Path(t.file).name for t in outputs.TABLES}  # the declared files, in outdir (tables/)
     for name, df in tables.items():
-        io.write_dataframe(outdir / f"{name}.csv", df)
+        io.write_dataframe(outdir / files[name], df)
     cells = tables["cells"]
     io.write_text(outdir / "cells.md", cells.to_markdown(index=False, floatfmt=".4f") + "\n")
     io.write_text(outdir / "cells.html", cells.to_html(index=False, float_format=lambda v: f"{v:.4f}", border=0))

@@ -55,14 +55,13 @@ import pandas as pd
 from . import sequential as Q
 from . import stats
 from .config import check_claims
+from .outputs import ROBUST
 
 VERDICTS = ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")
 CLAIM_COLUMNS = [
     "id", "statement", "source", "kind", "cells", "verdict", "estimate", "ci_lo", "ci_hi", "n", "p_value", "p_holm",
     "robustness", "verdict_without_diverged", "rule", "detail",
 ]  # fmt: skip
-ROBUST = 0.8
-"""A verdict that fewer than this share of leave-one-seed-out evaluations repeat is fragile."""
 PAIRED_KINDS = ("equivalent", "not_worse", "better")
 
 

@@ -21,6 +21,7 @@ class Output:
     caption: str
     title: str = ""  # a short heading
     collapsed: bool = False  # the HTML report shows it folded (a click away), to keep the page short
+    by_level: bool = True  # a table with a row (or column) per factor level; False: one per study, pair or claim
 
 
 FIGURES = (
@@ -80,6 +81,19 @@ TABLES = (
         "Paired comparisons",
     ),
     Output(
+        "seed_variance", "tables/seed_variance.csv",
+        "The seeds' share of the variance: a mixed model with the factors as fixed effects and the seed as a "
+        "random intercept; icc, and n_eff, the number of independent runs the study is worth.",
+        "The seeds' share of the variance", True, False,
+    ),
+    Output(
+        "interaction_effects", "tables/interactions.csv",
+        "Two-factor interactions of test accuracy: for each pair of factors, the share of variance the "
+        "interaction explains beyond the two main effects, and the spread of one factor's means at each level "
+        "of the other.",
+        "Two-factor interactions", True, False,
+    ),
+    Output(
         "summary", "summary.csv",
         "One row per training run of the study: its settings, status (ok or diverged), final training loss and "
         "accuracy, test counts and accuracy, training time and the sha256 of its final parameters.",
@@ -91,7 +105,7 @@ TABLES = (
         "the estimate and interval over seeds it rests on, its p-value and Holm-adjusted p-value over every claim "
         "of the config (one error family), and the share of leave-one-seed-out evaluations that repeat the "
         "verdict (robustness).",
-        "Claims",
+        "Claims", False, False,
     ),
 )  # fmt: skip
 
@@ -117,6 +131,10 @@ ADAPTIVE_TABLES = (
         "Training cost of the rounds",
     ),
 )  # fmt: skip
+
+ROBUST = 0.8
+"""A claim's verdict that fewer than this share of leave-one-seed-out evaluations repeat is fragile
+(ablation.claims decides it, the report and the glossary say it)."""
 
 # The columns of a run's learning curve and initial gradient norms (results/runs/<hash>/curve.csv,
 # init_grads.csv): ablation.train writes them, ablation.aggregate collects them into curves.csv and
@@ -229,7 +247,7 @@ GLOSSARY = {
     "or a slope of log gradient norm per layer.",
     "estimate_unit": "The unit of estimate, ci_lo and ci_hi in the claims table (the report adds it; claims.csv has "
     "no such column).",
-    "robustness": "Share of leave-one-seed-out evaluations that give the same verdict; below 0.8: fragile.",
+    "robustness": f"Share of leave-one-seed-out evaluations that give the same verdict; below {ROBUST}: fragile.",
     "verdict_without_diverged": "The verdict with diverged runs left out (only where some diverged).",
     "rule": "The claim's decision rule in words.",
     "detail": "The numbers behind the verdict, per cell.",

@@ -33,7 +33,7 @@ import seaborn as sns  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 
 from . import io, outputs  # noqa: E402
-from .stats import sorted_levels  # noqa: E402
+from .settings import sorted_levels  # noqa: E402
 
 DPI = 110
 PALETTE = "colorblind"

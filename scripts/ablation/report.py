@@ -30,7 +30,7 @@ import pandas as pd
 import yaml
 
 from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs
-from .claims import ROBUST
+from .outputs import ROBUST
 from .config import validate
 from .plan import plan
 
@@ -283,13 +283,10 @@ def figure_entries(results: Path, name: str) -> list[dict]:
 
 
 def study_section(results: Path, name: str, study, stats_cfg: dict, interactive: Interactive) -> dict:
-    tdir = results / name / "tables"
     summary = pd.read_csv(results / name / "summary.csv", dtype={"run_id": str})
     keep = {f: str for f in study.factor_names}
     tables = {t.name: pd.read_csv(results / name / t.file, dtype=keep) for t in outputs.TABLES
               if t.name not in ("summary", "claims") and (results / name / t.file).is_file()}  # fmt: skip
-    extra = {t: table_html(pd.read_csv(tdir / f"{t}.csv")) if (tdir / f"{t}.csv").is_file() else None
-             for t in ("seed_variance", "interactions")}  # fmt: skip
     cells, stability = tables["cells"], tables["stability"]
     factors = study.factor_names
     diverged = int((summary["status"] == "diverged").sum())
@@ -323,7 +320,8 @@ def study_section(results: Path, name: str, study, stats_cfg: dict, interactive:
         "conv_pivot": table_html(conv_pivot) if conv_pivot is not None else None,
         "stability": interactive(stability, f"{name}-stability"),
         "comparisons": interactive(comparisons, f"{name}-comparisons"),
-        **extra,
+        "folded_tables": [{"title": t.title, "caption": t.caption, "html": table_html(tables[t.name])}
+                          for t in outputs.TABLES if t.collapsed and t.name in tables],  # fmt: skip
         "figures": figure_entries(results, name),
     }
 

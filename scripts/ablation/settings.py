@@ -125,3 +125,20 @@ def canonical_json(s: "Settings") -> str:
 def run_hash(s: "Settings") -> str:
     """The name of the run's folder in the run store: a hash of :func:`canonical_json`."""
     return hashlib.sha256(canonical_json(s).encode()).hexdigest()[:HASH_CHARS]
+
+
+def _missing(value) -> bool:
+    try:
+        return value is None or bool(value != value)  # NaN is the one value unequal to itself
+    except TypeError:  # pandas' NA has no truth value
+        return True
+
+
+def sorted_levels(values) -> list:
+    """Distinct non-missing values, numeric order when they are numbers, else string order.
+    (Plain Python: the plots and the report order levels without importing the statistics.)"""
+    u = list(dict.fromkeys(v for v in values if not _missing(v)))
+    try:
+        return sorted(u, key=lambda v: (float(v), str(v)))
+    except (TypeError, ValueError):
+        return sorted(u, key=str)

@@ -52,6 +52,8 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from .settings import sorted_levels
+
 DEFAULT_CFG = {
     "confidence": 0.95, "n_resamples": 9999, "bootstrap_max_n": 1000, "converged_threshold": 0.95, "alpha": 0.05,
 }  # fmt: skip
@@ -532,15 +534,6 @@ def _check_columns(summary: pd.DataFrame, factors) -> list[str]:
     if "seed" in factors:
         raise ValueError("'seed' is never a factor")
     return factors
-
-
-def sorted_levels(values) -> list:
-    """Distinct non-missing values, numeric order when they are numbers, else string order."""
-    u = pd.unique(pd.Series(values).dropna())
-    try:
-        return sorted(u, key=lambda v: (float(v), str(v)))
-    except (TypeError, ValueError):
-        return sorted(u, key=str)
 
 
 def _cells(summary: pd.DataFrame, factors: list[str]) -> tuple[pd.DataFrame, np.ndarray]:

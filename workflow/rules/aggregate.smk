@@ -54,8 +54,8 @@ rule analyze:
         comparisons=study_output("comparisons", "Tables"),
         stability=study_output("stability", "Tables"),
         main_effects=study_output("main_effects", "Tables"),
-        seed_variance=f"{RESULTS}/{{study}}/tables/seed_variance.csv",
-        interactions=f"{RESULTS}/{{study}}/tables/interactions.csv",
+        seed_variance=study_output("seed_variance", "Tables"),
+        interaction_effects=study_output("interaction_effects", "Tables"),
     log:
         f"{RESULTS}/{{study}}/logs/analyze.log",
     benchmark:
