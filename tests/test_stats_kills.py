@@ -95,7 +95,7 @@ def test_seed_variance_rows_when_it_cannot_fit():
     assert (row["n_runs"], row["n_seeds"], row["runs_per_seed"]) == (4, 2, 2.0)
     assert row["method"] == base + "; not fitted: every run has the same accuracy"
     assert np.isnan(row["var_seed"]) and np.isnan(row["icc"])
-    with pytest.raises(ValueError, match="'seed' is never a factor"):
+    with pytest.raises(ValueError, match=r"^'seed' is never a factor$"):
         stats.seed_variance(same, ["seed"])
 
 
@@ -149,3 +149,137 @@ def test_interactions_follow_their_definition():
     assert list(table["eta_sq"]) == sorted(table["eta_sq"], reverse=True)
     assert (table.iloc[0]["factor_a"], table.iloc[0]["factor_b"]) == ("x", "y") and table.iloc[0]["eta_sq"] > 0.1
     assert got[("x", "y")][1] == "y=1: 0.0500; y=2: 0.2000"
+
+
+def _summary(levels: dict, seeds, acc_fn, total=300) -> pd.DataFrame:
+    rows = []
+    for combo in itertools.product(*levels.values()):
+        cell = dict(zip(levels, combo))
+        for s in seeds:
+            correct = round(acc_fn(cell, s) * total)
+            rows.append(dict(seed=s, **cell, status="ok", final_train_acc=1.0, test_correct=correct,
+                             test_total=total, test_acc=correct / total, n_test=total // 2))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_cell_table_rows_in_sorted_order_with_int_counts_and_the_given_confidence():
+    rng = np.random.default_rng(3)
+    df = _summary({"norm": ["pre", "post"], "heads": [4, 1]}, range(4), lambda c, s: 0.6 + rng.normal(0, 0.05))
+    table = stats.cell_table(df, ["norm", "heads"], {"confidence": 0.9, "n_resamples": 99})
+    assert list(zip(table["norm"], table["heads"])) == [("post", 1), ("post", 4), ("pre", 1), ("pre", 4)]
+    for col in ["n", "n_ok", "n_diverged", "n_imputed", "pooled_correct", "pooled_total"]:
+        assert table[col].dtype == np.int64, col
+    lo, hi = stats.wilson_ci(table["pooled_correct"], table["pooled_total"], 0.9)
+    assert list(table["testset_lo"]) == list(lo) and list(table["testset_hi"]) == list(hi)
+    assert (stats.wilson_ci(table["pooled_correct"], table["pooled_total"])[0] < lo).all()  # 95 % is wider
+    # without a seed column each run is its own seed
+    bare = stats.cell_table(df.drop(columns="seed"), ["norm"], {"n_resamples": 99})
+    assert list(bare["n"]) == [8, 8] and bare["ci_method"].str.startswith("skew-corrected t").all()
+
+
+def test_cell_table_seed_means_within_half_a_test_step_are_ties():
+    # norm cells hold two runs (heads 1 and 2) per seed; every seed's mean is 30/300 except seed 0's,
+    # (30 + 31) / 600: half a step of 1/300 above, a tie at the resolution, so every seed counts as equal
+    def acc(c, s):
+        return (31 if (s == 0 and c["heads"] == 2) else 30) / 300
+
+    df = _summary({"norm": ["post", "pre"], "heads": [1, 2]}, range(5), acc)
+    row = stats.cell_table(df, ["norm"], {"n_resamples": 99}).iloc[0]
+    assert row["ci_method"] == "Anderson bound (seeds all equal)"
+    lo, hi = stats.anderson_ci(np.full(5, 0.1))
+    assert (row["ci_lo"], row["ci_hi"]) == (lo[0], hi[0])
+
+
+def test_default_seeds_and_confidence_are_those_documented():
+    rng = np.random.default_rng(9)
+    df = _summary({"x": ["a", "b", "c"]}, range(5), lambda c, s: 0.6 + 0.05 * (c["x"] == "b") + rng.normal(0, 0.03))
+    cfg = {"n_resamples": 199}
+    for fn in (stats.main_effects, stats.marginal_means, stats.paired_comparisons, stats.cell_table):
+        pd.testing.assert_frame_equal(fn(df, ["x"], cfg), fn(df, ["x"], cfg, seed=0))
+    assert not stats.main_effects(df, ["x"], cfg).equals(stats.main_effects(df, ["x"], cfg, seed=1))
+    x = rng.uniform(0.5, 0.9, (3, 6))
+    for got, want in ((stats.anderson_ci(x), stats.anderson_ci(x, 0.95, (0.0, 1.0))),
+                      (stats.mean_cis(x), stats.mean_cis(x, 0.95, (0.0, 1.0), 0.0)),
+                      (stats.t_mean_ci(x), stats.t_mean_ci(x, 0.95, (0.0, 1.0))),
+                      (stats.skew_t_ci(x), stats.skew_t_ci(x, 0.95)),
+                      (stats.tango_ci([1, 3], [2, 0], 6), stats.tango_ci([1, 3], [2, 0], 6, 0.95))):  # fmt: skip
+        for g, w in zip(got, want):
+            assert list(g) == list(w)
+    d = rng.normal(0.01, 0.02, 20)
+    assert stats.sign_flip_test(d) == stats.sign_flip_test(d, 0.0, 9999, 0) != stats.sign_flip_test(d, 0.0, 9999, 1)
+    assert stats.sign_flip_test(d)[0] * 10000 == pytest.approx(round(stats.sign_flip_test(d)[0] * 10000))
+
+
+@pytest.mark.parametrize("confidence", [0.8, 0.99])
+def test_mean_cis_uses_its_confidence_in_every_branch(confidence):
+    binary = [[0, 1, 1, 1, 1, 0]]
+    lo, hi, how = stats.mean_cis(binary, confidence)
+    assert how[0] == "Clopper-Pearson over seeds"
+    assert (lo[0], hi[0]) == tuple(float(v[0]) for v in stats.clopper_pearson_ci([4], [6], confidence))
+    paired = [[1, 0, -1, 1, 1, 0]]
+    lo, hi, how = stats.mean_cis(paired, confidence, (-1.0, 1.0), 1)
+    assert how[0] == "Tango score over seeds (paired 0/1)"
+    assert (lo[0], hi[0]) == tuple(float(v[0]) for v in stats.tango_ci([3], [1], 6, confidence))
+    spread = [[0.5, 0.6, 0.62, 0.7, 0.9, 0.55]]
+    lo, hi, how = stats.mean_cis(spread, confidence)
+    assert how[0] == "skew-corrected t over seeds"
+    assert (lo[0], hi[0]) == tuple(float(np.clip(v[0], 0, 1)) for v in stats.skew_t_ci(spread, confidence))
+
+
+def test_mean_cis_ties_are_within_half_a_step_of_each_row():
+    # step 0.5: a row spanning exactly half a step is all equal; one spanning 0.75 is not
+    lo, hi, how = stats.mean_cis([[0.25, 0.5, 0.5], [0.25, 1.0, 1.0]], step=0.5)
+    assert list(how) == ["Anderson bound (seeds all equal)", "skew-corrected t over seeds"]
+    # each row's own spread decides: two constant rows at different values are both equal
+    lo, hi, how = stats.mean_cis([[0.25, 0.25, 0.25], [0.75, 0.75, 0.75]])
+    assert list(how) == ["Anderson bound (seeds all equal)"] * 2
+    a_lo, a_hi = stats.anderson_ci([[0.25] * 3, [0.75] * 3])
+    assert list(lo) == list(a_lo) and list(hi) == list(a_hi)
+
+
+def test_anderson_ci_with_an_unbounded_side_is_infinite_there():
+    # (a slope of initial gradients: both sides unbounded)
+    x = [0.1, 0.4, 0.5, 0.9]
+    lo, hi = stats.anderson_ci([x, x], 0.9, (-np.inf, np.inf))
+    assert list(lo) == [-np.inf] * 2 and list(hi) == [np.inf] * 2
+
+
+def test_skew_t_ci_of_constant_rows_is_the_point():
+    lo, hi = stats.skew_t_ci([[0.5, 0.5, 0.5], [0.2, 0.4, 0.9]])
+    assert (lo[0], hi[0]) == (0.5, 0.5) and lo[1] < 0.5 < hi[1]
+
+
+def test_tango_ci_reaches_the_ends_when_every_pair_moves_one_way():
+    lo, hi = stats.tango_ci([5, 0], [0, 5], 5)
+    assert hi[0] == 1.0 and lo[1] == -1.0 and 0 < lo[0] < 1 and -1 < hi[1] < 0
+
+
+def test_paired_comparisons_of_equal_differences_have_no_mde():
+    # every seed gains exactly 32/256 (binary fractions: their mean is exact, their sd exactly 0),
+    # so there is no detectable-difference estimate (NaN, not 0)
+    df = _summary({"norm": ["post", "pre"]}, range(7), lambda c, s: (150 + s + 32 * (c["norm"] == "pre")) / 256, 256)
+    row = stats.paired_comparisons(df, ["norm"], {"n_resamples": 99}).iloc[0]
+    assert row["n_seeds"] == 7 and row["note"] == "" and np.isnan(row["mde"])
+
+
+def test_pairing_refuses_runs_sharing_a_key_whatever_their_values():
+    df = _summary({"norm": ["post", "pre"], "heads": [1, 2]}, range(2), lambda c, s: 0.6 + 0.1 * (c["heads"] == 2))
+    with pytest.raises(ValueError, match=r"^4 runs at norm='post' share seed"):
+        stats.pair_runs(df, "norm", "post", "pre", ["norm"])
+
+
+def test_sorted_levels_break_numeric_ties_by_text():
+    assert stats.sorted_levels(["1.0", "1", "0.5"]) == ["0.5", "1", "1.0"]
+    assert stats.sorted_levels(["1", "1.0"]) == ["1", "1.0"]
+
+
+def test_empty_marginal_means_have_their_columns():
+    df = _summary({"x": ["a", "b"]}, range(3), lambda c, s: 0.6)
+    assert list(stats.marginal_means(df.iloc[:0], [], {"n_resamples": 99}).columns) == stats.MARGINAL_COLUMNS
+    assert list(stats.interactions(df, ["x"]).columns) == stats.INTERACTION_COLUMNS
+
+
+def test_non_numeric_accuracies_count_as_missing():
+    df = pd.DataFrame({"test_acc": ["0.7", "n/a"], "test_correct": [210, "?"], "test_total": [300, 300]})
+    acc, imputed = stats.run_accuracy(df)
+    assert list(acc) == [0.7, 0.5] and list(imputed) == [False, True]
