@@ -283,3 +283,34 @@ def test_non_numeric_accuracies_count_as_missing():
     df = pd.DataFrame({"test_acc": ["0.7", "n/a"], "test_correct": [210, "?"], "test_total": [300, 300]})
     acc, imputed = stats.run_accuracy(df)
     assert list(acc) == [0.7, 0.5] and list(imputed) == [False, True]
+
+
+def test_sign_flip_ties_are_within_its_tolerance_of_the_observed_sum():
+    # two differences a, b: the patterns' |sums| are a + b (observed) and a - b. A pattern counts when
+    # its |sum| reaches obs - eps, eps = 1e-9 * max(1, obs) (plus step / 8 when the step is known)
+    assert stats.sign_flip_test([0.5, 7.5e-10]) == (0.5, 2, "sign-flip exact")  # a - b = obs - 1.5e-9: beyond eps
+    assert stats.sign_flip_test([1.5, 0.6e-9]) == (1.0, 2, "sign-flip exact")  # obs - 1.2e-9, eps = 1.5e-9: a tie
+    assert stats.sign_flip_test([0.5, (1e-9 + 0.6e-13) / 2]) == (0.5, 2, "sign-flip exact")  # just beyond, step 0
+    assert stats.sign_flip_test([0.5, 4.9999999998e-10]) == (1.0, 2, "sign-flip exact")  # a - b = obs - eps exactly
+    # without a step, only differences within 5e-13 of 0 are zeros
+    assert stats.sign_flip_test([4e-13, 0.2])[1] == 1 and stats.sign_flip_test([5e-13, 0.2])[1] == 1
+    assert stats.sign_flip_test([6e-13, 0.2])[1] == 2
+
+
+def test_sign_flip_permutation_counts_every_batch_and_the_ties():
+    # 1,000 differences of +-1/256 summing to 0: a random sign pattern ties with the observed sum
+    # (|sum| >= 0) always; the resamples come in batches of _BATCH_ELEMENTS // n rows, each counted
+    n, B, seed = 1000, 4999, 2
+    d = np.array([1.0, -1.0] * (n // 2)) / 256
+    chunk = stats._BATCH_ELEMENTS // n
+    assert chunk < B  # several batches
+    assert stats.sign_flip_test(d, 1 / 256, B, seed) == (1.0, n, "sign-flip permutation")
+    # two more +1/256: |sum| = 2/256; the hits are the patterns whose sum is not 0, batch by batch
+    e = np.append(d, [1 / 256, 1 / 256])
+    rng = np.random.default_rng([seed, n + 2, 11])
+    hits, chunk = 0, stats._BATCH_ELEMENTS // (n + 2)
+    for start in range(0, B, chunk):
+        b = min(chunk, B - start)
+        hits += int((np.abs((rng.integers(0, 2, (b, n + 2)) * 2 - 1) @ e) >= 2 / 256 - 1e-6).sum())
+    assert 0 < hits < B
+    assert stats.sign_flip_test(e, 1 / 256, B, seed) == ((hits + 1) / (B + 1), n + 2, "sign-flip permutation")
