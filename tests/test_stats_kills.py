@@ -314,3 +314,33 @@ def test_sign_flip_permutation_counts_every_batch_and_the_ties():
         hits += int((np.abs((rng.integers(0, 2, (b, n + 2)) * 2 - 1) @ e) >= 2 / 256 - 1e-6).sum())
     assert 0 < hits < B
     assert stats.sign_flip_test(e, 1 / 256, B, seed) == ((hits + 1) / (B + 1), n + 2, "sign-flip permutation")
+
+
+@pytest.mark.parametrize("b, c, n", [(0, 12, 27), (0, 11, 28), (3, 5, 10), (7, 0, 9)])
+def test_tango_ends_are_where_the_score_statistic_is_z(b, c, n):
+    """Tango (1998): T(D) = (b - c - n D) / sqrt(n (2 q + D (1 - D))), q the restricted MLE
+    (sqrt(B^2 - 8 n C) - B) / (4 n), B = -b - c + (2 n - b + c) D, C = -c D (1 - D); the interval's
+    ends solve T = z (lower) and T = -z (upper)."""
+
+    def T(d):
+        B = -b - c + (2 * n - b + c) * d
+        C = -c * d * (1 - d)
+        q = (np.sqrt(B * B - 8 * n * C) - B) / (4 * n)
+        return (b - c - n * d) / np.sqrt(n * (2 * q + d * (1 - d)))
+
+    z = sps.norm.ppf(0.975)
+    lo, hi = stats.tango_ci([b], [c], n)
+    assert T(lo[0]) == pytest.approx(z, abs=1e-6) and T(hi[0]) == pytest.approx(-z, abs=1e-6)
+
+
+def test_skew_t_ci_of_nearly_symmetric_seeds_is_the_t_interval_shifted_by_a_sixth_of_the_skew():
+    # |a| < 1e-9: the closed form's limit g^-1(c) = c - a / 6
+    X = np.array([0.1, 0.5, 0.9 + 1e-9])
+    mean, sd = X.mean(), X.std(ddof=1)
+    a = ((X - mean) ** 3).mean() / sd**3 / np.sqrt(3)
+    assert 0 < a < 1e-9
+    q, se = sps.t.ppf(0.975, 2), sd / np.sqrt(3)
+    lo, hi = stats.skew_t_ci(X)
+    assert lo[0] == pytest.approx(mean - se * (q - a / 6), abs=1e-14)
+    assert hi[0] == pytest.approx(mean - se * (-q - a / 6), abs=1e-14)
+    assert abs(lo[0] - (mean - se * q)) > 1e-12  # the shift is seen
