@@ -344,3 +344,38 @@ def test_skew_t_ci_of_nearly_symmetric_seeds_is_the_t_interval_shifted_by_a_sixt
     assert lo[0] == pytest.approx(mean - se * (q - a / 6), abs=1e-14)
     assert hi[0] == pytest.approx(mean - se * (-q - a / 6), abs=1e-14)
     assert abs(lo[0] - (mean - se * q)) > 1e-12  # the shift is seen
+
+
+def test_interactions_of_equal_size_keep_the_order_of_the_factor_pairs():
+    # 6 two-level factors, effects in binary fractions (every mean exact): a x b, c x f and a x e
+    # interact; the other 12 pairs have eta_sq exactly 0 and keep their order
+    names = list("abcdef")
+    rows = []
+    for combo in itertools.product([0, 1], repeat=len(names)):
+        c = dict(zip(names, combo))
+        acc = (128 + 16 * c["a"] * c["b"] + 8 * c["c"] * c["f"] + 4 * c["d"] + 2 * c["a"] * c["e"]) / 256
+        rows.append(dict(seed=0, **c, test_acc=acc, status="ok"))
+    table = stats.interactions(pd.DataFrame(rows), names)
+    pairs = list(zip(table["factor_a"], table["factor_b"]))
+    rest = [p for p in itertools.combinations(names, 2) if p not in {("a", "b"), ("c", "f"), ("a", "e")}]
+    assert pairs == [("a", "b"), ("c", "f"), ("a", "e"), *rest]
+    assert (table["eta_sq"].iloc[3:] == 0.0).all() and (table["eta_sq"].iloc[:3] > 0).all()
+
+
+def test_marginal_means_of_a_one_level_factor_use_the_test_step():
+    # x has one level (one cell); a setting left out of the factors (z) gives each seed two runs, so
+    # seed means fall on half steps, which the interval rounds to the test step 1/300
+    units = {0: (30, 31), 1: (31, 31), 2: (32, 33), 3: (30, 30), 4: (33, 34)}
+    df = pd.DataFrame([dict(seed=s, x="a", z=i, status="ok", test_total=300, test_correct=k, test_acc=k / 300)
+                       for s, ks in units.items() for i, k in enumerate(ks)])  # fmt: skip
+    row = stats.marginal_means(df, ["x"], {"n_resamples": 99}).iloc[0]
+    means = df.groupby("seed")["test_acc"].mean().to_numpy()
+    lo, hi, how = stats.mean_ci(stats.quantize(means, 1 / 300), 0.95, (0.0, 1.0), 1 / 300)
+    assert (row["ci_lo"], row["ci_hi"], row["ci_method"]) == (lo, hi, how)
+    assert (lo, hi) != stats.mean_ci(stats.quantize(means, 1 / 600), 0.95, (0.0, 1.0), 1 / 600)[:2]
+
+
+def test_accuracies_come_back_as_floats_whatever_the_columns_dtype():
+    df = pd.DataFrame({"test_acc": [1, 0, 1], "test_total": [2, 2, 2]})
+    acc, _ = stats.run_accuracy(df)
+    assert acc.dtype == np.float64 and list(acc) == [1.0, 0.0, 1.0]
