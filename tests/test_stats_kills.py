@@ -58,13 +58,13 @@ def test_t_mean_ci_of_empty_single_and_several_values():
 
 
 def test_run_accuracy_takes_the_counts_only_where_test_acc_is_missing():
-    df = pd.DataFrame({"test_acc": [0.7, np.nan, np.nan, np.nan, np.nan],
-                       "test_correct": [1, 90, 1, np.nan, 5],
-                       "test_total": [2, 300, 1, 300, 0]})  # fmt: skip
+    df = pd.DataFrame({"test_acc": [0.7, np.nan, np.nan, np.nan, np.nan, np.nan],
+                       "test_correct": [1, 90, 1, np.nan, 5, 3],
+                       "test_total": [2, 300, 1, 300, 0, -6]})  # fmt: skip
     acc, imputed = stats.run_accuracy(df)
     # a recorded test_acc stands (even beside counts that disagree); counts fill the missing ones,
-    # a single test sequence too; no usable counts: chance
-    assert list(acc) == [0.7, 0.3, 1.0, 0.5, 0.5] and list(imputed) == [False, True, True, True, True]
+    # a single test sequence too; no usable counts (a total that is not positive): chance
+    assert list(acc) == [0.7, 0.3, 1.0, 0.5, 0.5, 0.5] and list(imputed) == [False] + [True] * 5
 
 
 def test_resolution_takes_the_largest_positive_test_set():
