@@ -379,3 +379,13 @@ def test_accuracies_come_back_as_floats_whatever_the_columns_dtype():
     df = pd.DataFrame({"test_acc": [1, 0, 1], "test_total": [2, 2, 2]})
     acc, _ = stats.run_accuracy(df)
     assert acc.dtype == np.float64 and list(acc) == [1.0, 0.0, 1.0]
+
+
+def test_seed_variance_names_the_optimizer_that_fitted_and_those_that_failed():
+    from pathlib import Path
+
+    summary = pd.read_csv(Path(__file__).parent / "fixtures" / "mixedlm_singular.csv")
+    row = _seed_variance_row(summary, ["a", "b", "c", "d"])
+    first, second = stats.MIXEDLM_OPTIMIZERS[:2]
+    assert row["method"] == f"MixedLM (REML): test_acc ~ factors + (1 | seed); fitted with {second} ({first} failed)"
+    assert (row["n_runs"], row["n_seeds"]) == (len(summary), summary["seed"].nunique())
