@@ -389,3 +389,15 @@ def test_seed_variance_names_the_optimizer_that_fitted_and_those_that_failed():
     first, second = stats.MIXEDLM_OPTIMIZERS[:2]
     assert row["method"] == f"MixedLM (REML): test_acc ~ factors + (1 | seed); fitted with {second} ({first} failed)"
     assert (row["n_runs"], row["n_seeds"]) == (len(summary), summary["seed"].nunique())
+
+
+def test_sign_flip_permutation_counts_a_pattern_exactly_at_the_bar():
+    # every value a multiple of 2**-56 below 1/8, so every sum is exact in any order; a - b is
+    # exactly obs - eps (eps = 1e-9 here), the bar a pattern's |sum| must reach; 8 pairs +-u cancel
+    a, b, u = 0.1, 36028797 * 2.0**-56, 2.0**-20
+    assert a - b == (a + b) - 1e-9
+    d = np.array([a, b] + [u, -u] * 8)
+    signs = np.random.default_rng([0, 18, 11]).integers(0, 2, (9999, 18)) * 2 - 1
+    hits = int((np.abs(signs @ d) >= (a + b) - 1e-9).sum())
+    assert hits > int((np.abs(signs @ d) > (a + b) - 1e-9).sum())  # ties at the bar are drawn
+    assert stats.sign_flip_test(d) == ((hits + 1) / 10000, 18, "sign-flip permutation")
