@@ -401,3 +401,18 @@ def test_sign_flip_permutation_counts_a_pattern_exactly_at_the_bar():
     hits = int((np.abs(signs @ d) >= (a + b) - 1e-9).sum())
     assert hits > int((np.abs(signs @ d) > (a + b) - 1e-9).sum())  # ties at the bar are drawn
     assert stats.sign_flip_test(d) == ((hits + 1) / 10000, 18, "sign-flip permutation")
+
+
+def test_seed_variance_when_no_optimizer_fits():
+    # two factors with the same levels run for run: the fixed effects are not identifiable
+    rng = np.random.default_rng(0)
+    x = np.tile(["p", "q"], 8)
+    df = pd.DataFrame({"seed": np.repeat(np.arange(4), 4), "x": x, "y": x,
+                       "test_acc": 0.6 + 0.1 * (x == "q") + rng.normal(0, 0.02, 16)})  # fmt: skip
+    out = stats.seed_variance(df, ["x", "y"])
+    assert list(out.columns) == stats.SEED_VARIANCE_COLUMNS
+    row = out.iloc[0].to_dict()
+    assert row["method"] == ("MixedLM (REML): test_acc ~ factors + (1 | seed); not fitted: no optimizer converged ("
+                             + ", ".join(stats.MIXEDLM_OPTIMIZERS) + ")")  # fmt: skip
+    assert (row["n_runs"], row["n_seeds"], row["runs_per_seed"]) == (16, 4, 4.0)
+    assert np.isnan([row["var_seed"], row["var_residual"], row["icc"], row["n_eff"]]).all()
