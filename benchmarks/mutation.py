@@ -102,9 +102,18 @@ _SAFE = "np.where keeps the flat branch where a is flat; safe only keeps the dis
 _BISECTION_60 = "after 60 halvings the bracket is below 2**-59: a 61st halving, or a tie exactly at a midpoint, moves the end in its last bits only"
 _SIDE = "side is -1.0 or 1.0: side < 0, side <= 0 and side < 1 pick the same comparison"
 _EST_SIDE = "where est == side the bisection starts and stays at [side, side]: its midpoint is side"
+_BCA_TWO = "scipy's BCa interval of two values is not finite, so the fallback gives the percentile interval of the same resamples, labelled so"
+_METHOD_CASE = "scipy.stats.bootstrap lower-cases method: 'PERCENTILE' is 'percentile'"
+_KIND_CASE = "numpy reads a sort kind by its first letter in either case: 'STABLE' is 'stable'"
+_DEFAULT_METRIC = "resolution's default metric is test_acc"
+_NO_BOOT_COLUMN = "the marginal table has no bootstrap column: the seed marginal_means passes on drives only main effects' spread interval"
+_REML = "MixedLM.fit's default is reml=True"
+_ROW_COLUMNS = "row holds exactly SEED_VARIANCE_COLUMNS' keys in that order, so the frame has those columns either way"
+_ROW_KEY = "the frame takes SEED_VARIANCE_COLUMNS: a key missing from row (or misnamed) is NaN there, the value given; a fit sets its own values"
+_BOOL_DUMMIES = "np.column_stack with the float intercept turns bool dummies into the same 0.0 and 1.0"
 _LEXSORT = "pandas sorts on several columns with a stable lexsort and ignores kind; _order is the row order anyway, so ties keep it"
 EQUIVALENT: dict[str, str] = {
-    "ablation.stats.x__main_effects_core__mutmut_113": "resolution's default metric is test_acc",
+    "ablation.stats.x__main_effects_core__mutmut_113": _DEFAULT_METRIC,
     "ablation.stats.x__main_effects_core__mutmut_129": _QUANTIZED,
     "ablation.stats.x__main_effects_core__mutmut_250": _LEXSORT,
     "ablation.stats.x__main_effects_core__mutmut_258": _LEXSORT,
@@ -140,6 +149,30 @@ EQUIVALENT: dict[str, str] = {
     "ablation.stats.x_seed_means__mutmut_4": _NUMERIC_INPUT,
     "ablation.stats.x_seed_means__mutmut_6": _NUMERIC_INPUT,
     "ablation.stats.x_sign_flip_test__mutmut_10": _NUMERIC_INPUT,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_107": _BATCH,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_119": _BCA_TWO,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_123": _BCA_TWO,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_164": _METHOD_CASE,
+    "ablation.stats.x_cell_table__mutmut_171": _DEFAULT_METRIC,
+    "ablation.stats.x_interactions__mutmut_111": _KIND_CASE,
+    "ablation.stats.x_marginal_means__mutmut_1": _NO_BOOT_COLUMN,
+    "ablation.stats.x_seed_variance__mutmut_104": _REML,
+    "ablation.stats.x_seed_variance__mutmut_76": _ROW_COLUMNS,
+    "ablation.stats.x_seed_variance__mutmut_78": _ROW_COLUMNS,
+    "ablation.stats.x_seed_variance__mutmut_125": _ROW_COLUMNS,
+    "ablation.stats.x_seed_variance__mutmut_127": _ROW_COLUMNS,
+    "ablation.stats.x_seed_variance__mutmut_167": _ROW_COLUMNS,
+    "ablation.stats.x_seed_variance__mutmut_169": _ROW_COLUMNS,
+    "ablation.stats.x_seed_variance__mutmut_30": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_31": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_32": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_33": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_46": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_47": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_48": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_49": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_84": _BOOL_DUMMIES,
+    "ablation.stats.x_seed_variance__mutmut_87": _BOOL_DUMMIES,
     "ablation.stats.x__cells__mutmut_3": _KEYS_INDEX,
     "ablation.stats.x__cells__mutmut_5": _NO_FACTOR_CODES,
     "ablation.stats.x__cells__mutmut_7": _NO_FACTOR_CODES,

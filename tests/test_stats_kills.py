@@ -416,3 +416,23 @@ def test_seed_variance_when_no_optimizer_fits():
                              + ", ".join(stats.MIXEDLM_OPTIMIZERS) + ")")  # fmt: skip
     assert (row["n_runs"], row["n_seeds"], row["runs_per_seed"]) == (16, 4, 4.0)
     assert np.isnan([row["var_seed"], row["var_residual"], row["icc"], row["n_eff"]]).all()
+
+
+def test_seed_variance_when_the_factors_explain_every_run():
+    # no residual and no seed variance: the icc (0 / 0) and n_eff are NaN, not an error
+    x = np.tile(["p", "q"], 8)
+    df = pd.DataFrame({"seed": np.repeat(np.arange(4), 4), "x": x, "test_acc": 0.5 + 0.25 * (x == "q")})
+    row = _seed_variance_row(df, ["x"])
+    assert (row["var_seed"], row["var_residual"]) == (0.0, 0.0) and np.isnan(row["icc"]) and np.isnan(row["n_eff"])
+    assert row["method"] == "MixedLM (REML): test_acc ~ factors + (1 | seed)"
+
+
+def test_paired_comparisons_draw_their_permutations_from_seed_zero_by_default():
+    # 20 seeds: the sign-flip test samples sign patterns, so the seed matters
+    rng = np.random.default_rng(10)
+    df = _summary({"x": ["a", "b"]}, range(20), lambda c, s: 0.6 + 0.01 * (c["x"] == "b") + rng.normal(0, 0.03))
+    cfg = {"n_resamples": 199}
+    out = stats.paired_comparisons(df, ["x"], cfg)
+    assert out["test"].iloc[0] == "sign-flip permutation"
+    pd.testing.assert_frame_equal(out, stats.paired_comparisons(df, ["x"], cfg, seed=0))
+    assert out["p_value"].iloc[0] != stats.paired_comparisons(df, ["x"], cfg, seed=1)["p_value"].iloc[0]
