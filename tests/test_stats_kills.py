@@ -436,3 +436,12 @@ def test_paired_comparisons_draw_their_permutations_from_seed_zero_by_default():
     assert out["test"].iloc[0] == "sign-flip permutation"
     pd.testing.assert_frame_equal(out, stats.paired_comparisons(df, ["x"], cfg, seed=0))
     assert out["p_value"].iloc[0] != stats.paired_comparisons(df, ["x"], cfg, seed=1)["p_value"].iloc[0]
+
+
+def test_two_values_get_the_percentile_interval_at_any_confidence():
+    # at a low confidence the ends fall inside the resample means' steps (x1, their mean, x2), where a
+    # bias-corrected (BCa) level would pick other values
+    x = np.array([0.3, 0.7])
+    lo, hi, how = stats.bootstrap_mean_ci([x], 0.51, 999, seed=0)
+    ref_lo, ref_hi = _scipy_bootstrap([x], 999, 0, "percentile", confidence=0.51)
+    assert (lo[0], hi[0], how[0]) == (ref_lo[0], ref_hi[0], "percentile")
