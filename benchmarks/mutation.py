@@ -41,7 +41,8 @@ MODULES: dict[str, dict] = {
     "data": {"tests": ["tests/test_data.py", "tests/test_mutation_kills.py"]},
     "model": {"tests": ["tests/test_model.py", "tests/test_checks.py", "tests/test_mutation_kills.py"]},
     "config": {"tests": ["tests/test_config_validation.py"], "deselect": "snakemake"},
-    "stats": {"tests": ["tests/test_stats.py", "tests/test_holm_tables.py", "tests/test_stats_simulation.py"], "deselect": "ten_thousand"},
+    "stats": {"tests": ["tests/test_stats.py", "tests/test_holm_tables.py", "tests/test_stats_simulation.py",
+                        "tests/test_stats_kills.py"], "deselect": "ten_thousand"},
     "claims": {"tests": ["tests/test_claims.py"]},
 }
 GOAL = {"stats": 0.90, "claims": 0.90}  # the others: 0.80
@@ -80,9 +81,38 @@ _ORDER_OF_SEEDS = "the interval of a cell's seed means does not depend on their 
 _EMPTY_WITH_FACTORS = "only an empty summary with factors has a level list without cells, and main_effects raises ValueError there either way"
 _ERRSTATE = "np.errstate only decides whether numpy warns on 0/0 or NaN there: no value differs (a RuntimeWarning may)"
 _NUMERIC_INPUT = "callers pass floats (or whole numbers, which numpy's arithmetic turns into the same floats): asarray without dtype gives the same values"
+_KEYS_INDEX = "every caller of _cells drops the keys' index (reset_index(drop=True)) or only counts its rows"
+_NO_FACTOR_CODES = "with no factors every cell code is 0: as int or float the codes group, sort and split the runs the same (nothing indexes with them then)"
+_DROPNA_NONE = "pandas reads dropna=None as false, the value given"
+_NO_FACTOR_BOOT = "with no factors _seed_bootstrap_level_means returns an empty list (one array per factor), as the else does"
+_AXIS_1 = "x is 2-D: numpy's default axis, the last, is axis 1"
+_UPPER_CLIP = "1 - frac - d and frac - d are below 1 (0 <= frac <= 1, d > 0): the upper clip never acts"
+_VECTORIZED = "vectorized only says how scipy calls _mean_stat (all resamples at once, or one at a time): the same resamples, the same means"
+_BOTH_NAN = "BCa's two ends are NaN together (an infinite bias correction z0 makes both so): & and | pick the same samples"
+_COUNT_GUARD = "k is a count: where the beta quantile is kept, k >= 1 and n - k >= 1, so a guard of 1e-300 or of 1.0 is the same"
+_K_EQUALS_N = "at k = n the beta quantile with b = 1e-300 is 1.0 exactly, the value the where sets"
+_CLIPPED_TO_1 = "the clip to [0, 1] on return turns the 2.0 into 1.0"
+_IN_UNIT = "for counts 0 <= k <= n the interval's ends lie in [0, 1] already (k = 0 and k = n set exactly): that clip bound never acts"
+_TABLE_ORDER = "the two-way table's rows in another order: the spreads regroup sorted, and ss is the same sum up to the rounding of its terms' order"
+_NAN_EMPTY = "numpy gives NaN for the mean of no values and the ddof-1 sd of one value too (with a RuntimeWarning)"
+_ZERO_TOTAL = "where the total is 0, correct / total is inf or NaN: unusable either way"
+_QUANTIZED_BAR = "differences are quantized to step > 0, so a null |sum| ties with obs (up to float noise far below 1e-9) or lies a step or more below: any bar in (obs - step, obs - 1e-9] counts the same"
+_SE_ZERO = "where sd = 0 the se is 0 too: the interval is [mean, mean] whatever the skewness"
+_SAFE = "np.where keeps the flat branch where a is flat; safe only keeps the discarded branch from dividing by 0"
+_BISECTION_60 = "after 60 halvings the bracket is below 2**-59: a 61st halving, or a tie exactly at a midpoint, moves the end in its last bits only"
+_SIDE = "side is -1.0 or 1.0: side < 0, side <= 0 and side < 1 pick the same comparison"
+_EST_SIDE = "where est == side the bisection starts and stays at [side, side]: its midpoint is side"
+_METHOD_CASE = "scipy.stats.bootstrap lower-cases method: 'PERCENTILE' is 'percentile'"
+_KIND_CASE = "numpy reads a sort kind by its first letter in either case: 'STABLE' is 'stable'"
+_DEFAULT_METRIC = "resolution's default metric is test_acc"
+_NO_BOOT_COLUMN = "the marginal table has no bootstrap column: the seed marginal_means passes on drives only main effects' spread interval"
+_REML = "MixedLM.fit's default is reml=True"
+_ROW_COLUMNS = "row holds exactly SEED_VARIANCE_COLUMNS' keys in that order, so the frame has those columns either way"
+_ROW_KEY = "the frame takes SEED_VARIANCE_COLUMNS: a key missing from row (or misnamed) is NaN there, the value given; a fit sets its own values"
+_BOOL_DUMMIES = "np.column_stack with the float intercept turns bool dummies into the same 0.0 and 1.0"
 _LEXSORT = "pandas sorts on several columns with a stable lexsort and ignores kind; _order is the row order anyway, so ties keep it"
 EQUIVALENT: dict[str, str] = {
-    "ablation.stats.x__main_effects_core__mutmut_113": "resolution's default metric is test_acc",
+    "ablation.stats.x__main_effects_core__mutmut_113": _DEFAULT_METRIC,
     "ablation.stats.x__main_effects_core__mutmut_129": _QUANTIZED,
     "ablation.stats.x__main_effects_core__mutmut_250": _LEXSORT,
     "ablation.stats.x__main_effects_core__mutmut_258": _LEXSORT,
@@ -118,6 +148,84 @@ EQUIVALENT: dict[str, str] = {
     "ablation.stats.x_seed_means__mutmut_4": _NUMERIC_INPUT,
     "ablation.stats.x_seed_means__mutmut_6": _NUMERIC_INPUT,
     "ablation.stats.x_sign_flip_test__mutmut_10": _NUMERIC_INPUT,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_107": _BATCH,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_164": _METHOD_CASE,
+    "ablation.stats.x_cell_table__mutmut_171": _DEFAULT_METRIC,
+    "ablation.stats.x_interactions__mutmut_111": _KIND_CASE,
+    "ablation.stats.x_marginal_means__mutmut_1": _NO_BOOT_COLUMN,
+    "ablation.stats.x_seed_variance__mutmut_104": _REML,
+    "ablation.stats.x_seed_variance__mutmut_76": _ROW_COLUMNS,
+    "ablation.stats.x_seed_variance__mutmut_78": _ROW_COLUMNS,
+    "ablation.stats.x_seed_variance__mutmut_125": _ROW_COLUMNS,
+    "ablation.stats.x_seed_variance__mutmut_127": _ROW_COLUMNS,
+    "ablation.stats.x_seed_variance__mutmut_167": _ROW_COLUMNS,
+    "ablation.stats.x_seed_variance__mutmut_169": _ROW_COLUMNS,
+    "ablation.stats.x_seed_variance__mutmut_30": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_31": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_32": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_33": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_46": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_47": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_48": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_49": _ROW_KEY,
+    "ablation.stats.x_seed_variance__mutmut_84": _BOOL_DUMMIES,
+    "ablation.stats.x_seed_variance__mutmut_87": _BOOL_DUMMIES,
+    "ablation.stats.x__cells__mutmut_3": _KEYS_INDEX,
+    "ablation.stats.x__cells__mutmut_5": _NO_FACTOR_CODES,
+    "ablation.stats.x__cells__mutmut_7": _NO_FACTOR_CODES,
+    "ablation.stats.x__cells__mutmut_11": _DROPNA_NONE,
+    "ablation.stats.x__main_effects_core__mutmut_63": _NO_FACTOR_BOOT,
+    "ablation.stats.x_anderson_ci__mutmut_6": _AXIS_1,
+    "ablation.stats.x_anderson_ci__mutmut_45": _AXIS_1,
+    "ablation.stats.x_anderson_ci__mutmut_63": _UPPER_CLIP,
+    "ablation.stats.x_anderson_ci__mutmut_71": _UPPER_CLIP,
+    "ablation.stats.x_anderson_ci__mutmut_87": _UPPER_CLIP,
+    "ablation.stats.x_anderson_ci__mutmut_93": _UPPER_CLIP,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_90": _VECTORIZED,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_95": _VECTORIZED,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_100": _VECTORIZED,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_92": _BATCH,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_97": _BATCH,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_105": _BATCH,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_108": _BATCH,
+    "ablation.stats.x_bootstrap_mean_ci__mutmut_149": _BOTH_NAN,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_44": _COUNT_GUARD,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_72": _COUNT_GUARD,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_49": _K_EQUALS_N,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_55": _K_EQUALS_N,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_56": _CLIPPED_TO_1,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_74": _IN_UNIT,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_75": _IN_UNIT,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_80": _IN_UNIT,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_82": _IN_UNIT,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_83": _IN_UNIT,
+    "ablation.stats.x_clopper_pearson_ci__mutmut_88": _IN_UNIT,
+    "ablation.stats.x_wilson_ci__mutmut_73": _CLIPPED_TO_1,
+    "ablation.stats.x_wilson_ci__mutmut_76": _IN_UNIT,
+    "ablation.stats.x_wilson_ci__mutmut_77": _IN_UNIT,
+    "ablation.stats.x_wilson_ci__mutmut_82": _IN_UNIT,
+    "ablation.stats.x_wilson_ci__mutmut_84": _IN_UNIT,
+    "ablation.stats.x_wilson_ci__mutmut_85": _IN_UNIT,
+    "ablation.stats.x_wilson_ci__mutmut_90": _IN_UNIT,
+    "ablation.stats.x_interactions__mutmut_34": _TABLE_ORDER,
+    "ablation.stats.x_interactions__mutmut_36": _TABLE_ORDER,
+    "ablation.stats.x_interactions__mutmut_37": _TABLE_ORDER,
+    "ablation.stats.x_paired_comparisons__mutmut_126": _NAN_EMPTY,
+    "ablation.stats.x_paired_comparisons__mutmut_148": _NAN_EMPTY,
+    "ablation.stats.x_run_accuracy__mutmut_37": _ZERO_TOTAL,
+    "ablation.stats.x_sign_flip_test__mutmut_43": _QUANTIZED_BAR,
+    "ablation.stats.x_sign_flip_test__mutmut_46": _QUANTIZED_BAR,
+    "ablation.stats.x_sign_flip_test__mutmut_48": _QUANTIZED_BAR,
+    "ablation.stats.x_sign_flip_test__mutmut_80": _BATCH,
+    "ablation.stats.x_skew_t_ci__mutmut_44": _SE_ZERO,
+    "ablation.stats.x_skew_t_ci__mutmut_64": _SAFE,
+    "ablation.stats.x_skew_t_ci__mutmut_70": _SAFE,
+    "ablation.stats.x_tango_ci__mutmut_87": _BISECTION_60,
+    "ablation.stats.x_tango_ci__mutmut_96": _BISECTION_60,
+    "ablation.stats.x_tango_ci__mutmut_100": _BISECTION_60,
+    "ablation.stats.x_tango_ci__mutmut_97": _SIDE,
+    "ablation.stats.x_tango_ci__mutmut_98": _SIDE,
+    "ablation.stats.x_tango_ci__mutmut_115": _EST_SIDE,
     "ablation.stats.x_sign_flip_test__mutmut_12": _NUMERIC_INPUT,
     "ablation.stats.x_skew_t_ci__mutmut_19": _ERRSTATE,
     "ablation.stats.x_skew_t_ci__mutmut_20": _ERRSTATE,

@@ -836,3 +836,37 @@ def test_exact_messages_of_files(tmp_path, name, data, message):
     with pytest.raises(C.ConfigError) as info:
         C.load(tmp_path)
     assert str(info.value) == f"config file {tmp_path}: not found (it is a folder)"
+
+
+# ---------------------------------------------------------------- messages the mutation run found untested
+
+
+@pytest.mark.parametrize(
+    "fn, message",
+    [
+        # d_model set nowhere: the schema's default is named as its origin
+        (lambda c: (c["defaults"].pop("d_model"), study(c)["fixed"].update(heads=3)),
+         "study 's1': fixed.heads: heads=3 does not divide d_model=16 (d_model (schema default))"),
+        # heads set nowhere
+        (lambda c: (study(c)["fixed"].pop("heads"), study(c)["fixed"].update(d_model=6)),
+         "study 's1': heads (schema default): heads=4 does not divide d_model=6 (fixed.d_model)"),
+        # a claim's unknown key: the keys every claim has, then those of its kind, each once
+        (claim(kind="at_least", threshold=0.5, tresh=0.6),
+         "study 's1': claim 'c': unknown key 'tresh' (did you mean 'threshold'?); allowed: id, statement, source, note,"
+         " kind, where, metric, cells, threshold"),
+        (claim(kind="better", factor="norm", levels=["post", "pre"], margin=0.1),
+         "study 's1': claim 'c': unknown key 'margin'; allowed: id, statement, source, note, kind, where, metric, cells,"
+         " factor, levels"),
+    ],
+    ids=["d_model-schema-default", "heads-schema-default", "claim-unknown-key", "claim-key-of-another-kind"],
+)  # fmt: skip
+def test_exact_message_of_origins_and_claim_keys(fn, message):
+    with pytest.raises(C.ConfigError) as info:
+        C.validate(mutate(fn))
+    assert str(info.value) == message
+
+
+def test_a_headline_naming_a_claim_is_accepted():
+    one_claim = [{"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5}]
+    cfg = C.validate(mutate(lambda c: (study(c).update(claims=one_claim), c.update(report={"headline": ["c"]}))))
+    assert cfg.raw["report"] == {"headline": ["c"]} and [cl["id"] for cl in cfg.studies["s1"].claims] == ["c"]
