@@ -666,6 +666,7 @@ def test_evaluate_claims_passes_its_seed_to_the_permutation_test():
     assert p[0] != p[1] and "sign-flip permutation" in verdict(c, df)[1]["detail"]
     assert C.evaluate_claims([c], df, None, FACTORS, CFG)["p_value"].iloc[0] == p[0]
     assert C.evaluate_claims([c], df, None, FACTORS, CFG, seed=1)["p_value"].iloc[0] == p[1]
+    assert C.evaluate_family([("s", [c], df, None, FACTORS)], CFG)["p_value"].iloc[0] == p[0]
 
 
 # --------------------------------------------------------------------------- exact numbers and texts, edges
@@ -931,3 +932,46 @@ def test_an_adaptive_studys_verdict_without_diverged_runs_is_the_e_process_one()
     assert adaptive["verdict_without_diverged"] == adaptive["verdict"] == "INCONCLUSIVE"
     # leaving a seed out keeps the e-process too (the fixed design supports it without any one)
     assert (fixed["verdict"], fixed["robustness"]) == ("SUPPORTED", 1.0) and adaptive["robustness"] == 1.0
+
+
+def test_an_adaptive_claim_with_a_one_seed_cell_is_inconclusive():
+    # "at least 0.8 in every cell": pos_enc=sinusoidal sits at 0.3 over 12 seeds (the e-process
+    # contradicts it), pos_enc=none has seeds 0 and 1, and seed 1's run diverged
+    df = study(lambda cell, s: 0.9 if cell["pos_enc"] == "none" else 0.3 + 0.01 * (s % 3), seeds=range(12),
+               levels={"pos_enc": ["none", "sinusoidal"], "norm": ["post"]})  # fmt: skip
+    df = df[(df["pos_enc"] == "sinusoidal") | (df["seed"] < 2)].reset_index(drop=True)
+    df.loc[(df["pos_enc"] == "none") & (df["seed"] == 1), ["status", "test_acc"]] = ["diverged", np.nan]
+    c = claim("at_least", threshold=0.8)
+    design = {"s": {"seeds": [0, 1, 2, 3], "max_seeds": 12, "batch": 2}}
+    row = C.evaluate_family([("s", [c], df, None, FACTORS)], CFG, adaptive=design).iloc[0]
+    # leaving out seed 0 or 1 (and dropping the diverged run) leaves one seed in pos_enc=none: INCONCLUSIVE
+    assert (row["verdict"], row["n"]) == ("CONTRADICTED", 2) and row["p_value"] < 0.001
+    assert row["robustness"] == pytest.approx(10 / 12) and row["verdict_without_diverged"] == "INCONCLUSIVE"
+    row = C.evaluate_family([("s", [c], df[df["seed"] != 1], None, FACTORS)], CFG, adaptive=design).iloc[0]
+    assert (row["verdict"], row["n"]) == ("INCONCLUSIVE", 1) and "1 seed(s); an interval over seeds needs at least 2" in row["detail"]
+
+
+def test_seed_means_keep_half_a_test_item_and_float_noise_is_no_spread():
+    # two runs per seed in each cell (lr is not a factor): odd seeds' means are half a test item up,
+    # a spread the interval keeps (a t interval, not all seeds equal)
+    df = study(lambda cell, s: 0.9 + (s % 2) / 300 * (cell["lr"] == 0.2), seeds=range(6), levels=dict(LEVELS, lr=[0.1, 0.2]))
+    for cells, where in (("every", {"pos_enc": "none"}), ("average", {"pos_enc": "none", "norm": "post"})):
+        row = verdict(claim("at_least", threshold=0.5, where=where, cells=cells), df)[1]
+        assert row["estimate"] == pytest.approx(0.9 + 1 / 1200, abs=1e-12) and row["detail"].endswith(
+            "(skew-corrected t over seeds, 6 seeds)"), cells  # fmt: skip
+    # accuracies a billionth apart (float noise, far below a test item of 1/300): the seeds are equal
+    noisy = study(lambda cell, s: 0.9, seeds=range(6))
+    noisy["test_acc"] += 1e-9 * noisy["seed"]
+    row = verdict(claim("at_least", threshold=0.5, where={"pos_enc": "none", "norm": "post"}), noisy)[1]
+    assert row["estimate"] == 0.9 and row["detail"].endswith("(Anderson bound (seeds all equal), 6 seeds)")
+    # final_train_acc has no known resolution: values 1e-4 apart (a third of a test item) are a spread
+    noisy["final_train_acc"] = 0.95 + 1e-4 * noisy["seed"]
+    c = claim("at_least", threshold=0.5, where={"pos_enc": "none", "norm": "post"}, metric="final_train_acc")
+    row = verdict(c, noisy)[1]
+    assert row["estimate"] == pytest.approx(0.95025) and row["detail"].endswith("(skew-corrected t over seeds, 6 seeds)")
+
+
+def test_grad_trend_on_average_without_any_usable_slope():
+    df = study(lambda cell, s: 0.9)
+    row = verdict(dict(GRAD, cells="average"), df, grads(df, lambda run: 0.5, depth=1))[1]
+    assert (row["verdict"], row["n"]) == ("INCONCLUSIVE", 0) and "32 run(s) without a usable slope" in row["detail"]
