@@ -975,3 +975,18 @@ def test_grad_trend_on_average_without_any_usable_slope():
     df = study(lambda cell, s: 0.9)
     row = verdict(dict(GRAD, cells="average"), df, grads(df, lambda run: 0.5, depth=1))[1]
     assert (row["verdict"], row["n"]) == ("INCONCLUSIVE", 0) and "32 run(s) without a usable slope" in row["detail"]
+
+
+def test_select_names_the_claim_and_a_missing_column():
+    # evaluate_family checks 'where' against the results first; ablation.adaptive selects directly
+    with pytest.raises(ValueError, match=r"^claim 'x': 'where' names column 'warmup', which is not in the results$"):
+        C._select(study(lambda cell, s: 0.9), {"pos_enc": "none", "warmup": 0}, "x")
+
+
+def test_paired_convergence_in_every_cell_takes_tangos_interval():
+    # ten concordant seeds in each pos_enc cell (every difference 0): the paired-proportion bound per cell
+    df = study(lambda cell, s: 1.0, seeds=range(10))
+    c = claim("not_worse", factor="norm", levels=["post", "pre"], metric="converged", margin=0.1)
+    row = verdict(c, df)[1]
+    assert row["verdict"] == "INCONCLUSIVE" and row["ci_lo"] == pytest.approx(-0.2775, abs=1e-4)
+    assert row["detail"].count("(Tango score over seeds (paired 0/1), 10 seeds)") == 2
