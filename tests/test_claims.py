@@ -990,3 +990,17 @@ def test_paired_convergence_in_every_cell_takes_tangos_interval():
     row = verdict(c, df)[1]
     assert row["verdict"] == "INCONCLUSIVE" and row["ci_lo"] == pytest.approx(-0.2775, abs=1e-4)
     assert row["detail"].count("(Tango score over seeds (paired 0/1), 10 seeds)") == 2
+
+
+def test_tied_claims_take_holms_ranks_in_their_order():
+    # a claim on one seed (p = 1), then ten copies of one claim: the same p, and Holm ranks ties in the
+    # claims' order (a stable sort; numpy's default sort reorders ties of ten): copy k takes factor
+    # 11 - k, and its leave-one-seed-out evaluations with it, so the first copies are fragile, the last not
+    gains = {s: 0.05 + 0.001 * s if s < 9 else -0.01 for s in range(10)}
+    df = study(lambda cell, s: 0.7 + (gains[s] if cell["norm"] == "pre" else 0.0), seeds=range(10))
+    one = dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"})
+    first = dict(one, id="one-seed", where={"pos_enc": "none", "seed": 0})
+    out = C.evaluate_claims([first, *(dict(one, id=f"copy{i}") for i in range(10))], df, None, FACTORS, CFG)
+    assert out["p_holm"].to_numpy() == pytest.approx([1.0] + [11 / 2**8] * 10)
+    assert list(out["verdict"]) == ["INCONCLUSIVE"] + ["SUPPORTED"] * 10
+    assert list(out["robustness"][1:]) == [0.1] * 5 + [1.0] * 5
