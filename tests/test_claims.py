@@ -736,7 +736,8 @@ def test_two_seeds_can_decide_and_three_repeat_the_verdict_without_any_one():
     # one of three seeds diverged: the verdict without it rests on two seeds, and with two seeds of
     # which one diverged, on one seed (never decisive)
     div = three.copy()
-    div.loc[(div["seed"] == 2) & (div["pos_enc"] == "none") & (div["norm"] == "post"), ["status", "test_acc"]] = ["diverged", np.nan]
+    run = (div["seed"] == 2) & (div["pos_enc"] == "none") & (div["norm"] == "post")
+    div.loc[run, ["status", "test_acc"]] = ["diverged", np.nan]
     assert verdict(c, div)[1]["verdict_without_diverged"] == "SUPPORTED"
     v, row = verdict(c, div[div["seed"] != 0])
     assert row["n"] == 2 and row["verdict_without_diverged"] == "INCONCLUSIVE"
@@ -825,7 +826,8 @@ def test_cell_labels_name_only_the_factors_that_vary_in_their_order():
     assert labels == ["norm=post, lr=0.1", "norm=post, lr=0.2", "norm=pre, lr=0.1", "norm=pre, lr=0.2"]
     # the same cells in the same order, whatever the order of the rows
     backwards = df.iloc[::-1]
-    assert verdict(claim("at_least", threshold=0.5, where={"pos_enc": "none"}), backwards, factors=[*FACTORS, "lr"])[1]["detail"] == row["detail"]
+    again = verdict(claim("at_least", threshold=0.5, where={"pos_enc": "none"}), backwards, factors=[*FACTORS, "lr"])[1]
+    assert again["detail"] == row["detail"]
     row = verdict(claim("at_least", threshold=0.5, where={"pos_enc": "none", "norm": "pre"}, cells="average"), df,
                   factors=[*FACTORS, "lr"])[1]  # fmt: skip
     assert "mean over 2 cell(s): mean" in row["detail"]
