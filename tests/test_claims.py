@@ -1006,3 +1006,16 @@ def test_tied_claims_take_holms_ranks_in_their_order():
     assert out["p_holm"].to_numpy() == pytest.approx([1.0] + [11 / 2**8] * 10)
     assert list(out["verdict"]) == ["INCONCLUSIVE"] + ["SUPPORTED"] * 10
     assert list(out["robustness"][1:]) == [0.1] * 5 + [1.0] * 5
+
+
+def test_the_verdict_without_diverged_runs_takes_the_same_seed():
+    # 20 seeds (the sign-flip test samples its permutations from the seed); a run outside the claim's
+    # selection diverged: the verdict without it rests on the same data and the same draws
+    rng = np.random.default_rng(5)
+    gains = rng.normal(0.004, 0.01, 20)
+    df = study(lambda cell, s: 0.7 + (gains[s] if cell["norm"] == "pre" else 0.0), seeds=range(20))
+    df.loc[df["pos_enc"] == "sinusoidal", "status"] = "diverged"
+    c = dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"})
+    for seed in (0, 1):
+        row = C.evaluate_claims([c], df, None, FACTORS, CFG, seed=seed).iloc[0]
+        assert row["verdict_without_diverged"] == row["verdict"] and "sign-flip permutation" in row["detail"]
