@@ -1019,3 +1019,14 @@ def test_the_verdict_without_diverged_runs_takes_the_same_seed():
     for seed in (0, 1):
         row = C.evaluate_claims([c], df, None, FACTORS, CFG, seed=seed).iloc[0]
         assert row["verdict_without_diverged"] == row["verdict"] and "sign-flip permutation" in row["detail"]
+
+
+def test_an_infinite_flat_margin_bounds_nothing():
+    # every flat-level run has the same norms: equal slopes, whose interval (Anderson's, on an unbounded
+    # range) is infinite and shown as nan; a flat_margin of infinity still contains it
+    df, g = _grad_study()
+    flat = g["run_id"].isin(df.loc[df["norm"] == "pre", "run_id"])
+    g.loc[flat, "grad_norm"] = np.exp(-2.0)
+    v, row = verdict(dict(GRAD, flat_margin=float("inf")), df, g)
+    assert v == "SUPPORTED" and "flat level mean 0.0000 [nan, nan] (Anderson bound (seeds all equal))" in row["detail"]
+    assert verdict(GRAD, df, g)[0] == "INCONCLUSIVE"  # a finite margin does not contain an infinite interval
