@@ -771,7 +771,7 @@ def test_holm_over_three_claims_matches_statsmodels():
     assert list(out["verdict"]) == ["SUPPORTED"] * 2 and out["p_holm"].iloc[1] == pytest.approx(2 / 2**7)
 
 
-def test_grad_trend_is_contradicted_by_growing_slopes_at_or_below_zero_only():
+def test_grad_trend_is_not_contradicted_by_an_uncertain_growing_slope_and_a_flat_level():
     # growing slopes centred near 0.05 with a spread of 0.3 over seeds (the interval spans 0 even at
     # alpha 0.5, yet lies well below 1), flat slopes at 0: INCONCLUSIVE, not CONTRADICTED
     df = study(lambda cell, s: 0.9)
