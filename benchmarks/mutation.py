@@ -221,8 +221,6 @@ EQUIVALENT: dict[str, str] = {
     "ablation.claims.x__units_grad__mutmut_30": "the mapped slopes are float64 already (NaN where a run has none)",
     "ablation.claims.x__units_grad__mutmut_47": _LEVEL_FROM_COLUMN,
     "ablation.claims.x__units_grad__mutmut_48": _LEVEL_FROM_COLUMN,
-    "ablation.claims.x__units_grad__mutmut_74": "_cell_units reads only the seed and strata columns by position: an extra 'index' column changes nothing",
-    "ablation.claims.x__units_grad__mutmut_75": "_cell_units reads only the seed and strata columns by position: an extra 'index' column changes nothing",
     "ablation.claims.x_main__mutmut_20": _STR_PATH,
     "ablation.claims.x_main__mutmut_25": _STR_PATH,
     "ablation.claims.x_main__mutmut_36": _STR_PATH,
