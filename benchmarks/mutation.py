@@ -111,6 +111,16 @@ _ROW_COLUMNS = "row holds exactly SEED_VARIANCE_COLUMNS' keys in that order, so 
 _ROW_KEY = "the frame takes SEED_VARIANCE_COLUMNS: a key missing from row (or misnamed) is NaN there, the value given; a fit sets its own values"
 _BOOL_DUMMIES = "np.column_stack with the float intercept turns bool dummies into the same 0.0 and 1.0"
 _LEXSORT = "pandas sorts on several columns with a stable lexsort and ignores kind; _order is the row order anyway, so ties keep it"
+_MEAN_ZERO = "a cell whose mean difference is exactly 0 gets p = 1 from the sign-flip test (|sum| within its tolerance of 0): the else value"
+_ABOVE_ONE = "only raises a p that is already >= 1 where the claim's p is min(p_sup, p_con) and p_sup <= 1: the same p, verdict and text"
+_PLACEHOLDER = "the placeholder only has to differ from the verdict sought: _smallest_alpha compares with it alone"
+_RUN_NOTE_METRIC = "_run_note tells only 'converged' from any other metric: a missing metric (grad_trend has none) reads the same either way"
+_SEED_ORDER = "the seeds only order the leave-one-seed-out loop, whose share does not depend on the order (seeds are integers, sortable either way)"
+_NO_SEEDS_LEFT = "with fewer than 2 seeds (fixed design) neither branch runs: p = min(p_sup, p_con) = 1 either way, INCONCLUSIVE with the 'p = 1' text"
+_SORTED_SEEDS = "stats.seed_means returns each cell's seeds sorted and distinct: the argsort is the identity whatever its kind or dtype"
+_LOO_NEVER_RAISES = ("unreachable: leaving one seed out raises only when a 'where' value or a level occurs in that seed alone, "
+                     "and then the claim rests on at most one seed (n < 2: no leave-one-out)")
+_N_CELLS_UNREAD = "nothing reads the n_cells entry of _claim_p's result"
 EQUIVALENT: dict[str, str] = {
     "ablation.stats.x__main_effects_core__mutmut_113": _DEFAULT_METRIC,
     "ablation.stats.x__main_effects_core__mutmut_129": _QUANTIZED,
@@ -319,8 +329,6 @@ EQUIVALENT: dict[str, str] = {
     "ablation.claims.x__units_grad__mutmut_30": "the mapped slopes are float64 already (NaN where a run has none)",
     "ablation.claims.x__units_grad__mutmut_47": _LEVEL_FROM_COLUMN,
     "ablation.claims.x__units_grad__mutmut_48": _LEVEL_FROM_COLUMN,
-    "ablation.claims.x__units_grad__mutmut_74": "_cell_units reads only the seed and strata columns by position: an extra 'index' column changes nothing",
-    "ablation.claims.x__units_grad__mutmut_75": "_cell_units reads only the seed and strata columns by position: an extra 'index' column changes nothing",
     "ablation.claims.x_main__mutmut_20": _STR_PATH,
     "ablation.claims.x_main__mutmut_25": _STR_PATH,
     "ablation.claims.x_main__mutmut_36": _STR_PATH,
@@ -357,6 +365,40 @@ EQUIVALENT: dict[str, str] = {
     "ablation.claims.x__cell_units__mutmut_6": "factor columns hold no missing value (analyze.read_table reads every level as written): dropna changes no count",
     "ablation.claims.x_evaluate_claims__mutmut_9": "evaluate_claims drops the study column, the only place the name appears",
     "ablation.claims.x__decided__mutmut_14": _ALPHA_BELOW_1,
+    "ablation.claims.x__claim_p__mutmut_154": _MEAN_ZERO,
+    "ablation.claims.x__claim_p__mutmut_159": _MEAN_ZERO,
+    "ablation.claims.x__claim_p__mutmut_156": _ABOVE_ONE,
+    "ablation.claims.x__claim_p__mutmut_161": _ABOVE_ONE,
+    "ablation.claims.x__claim_p__mutmut_172": _ABOVE_ONE,
+    "ablation.claims.x__claim_p__mutmut_223": _ABOVE_ONE,
+    "ablation.claims.x__claim_p__mutmut_198": _PLACEHOLDER,
+    "ablation.claims.x__claim_p__mutmut_215": _PLACEHOLDER,
+    "ablation.claims.x__claim_p__mutmut_67": _RUN_NOTE_METRIC,
+    "ablation.claims.x__claim_p__mutmut_69": _RUN_NOTE_METRIC,
+    "ablation.claims.x__claim_p__mutmut_72": _RUN_NOTE_METRIC,
+    "ablation.claims.x__claim_p__mutmut_73": _RUN_NOTE_METRIC,
+    "ablation.claims.x__claim_p__mutmut_76": _SEED_ORDER,
+    "ablation.claims.x__claim_p__mutmut_78": _SEED_ORDER,
+    "ablation.claims.x__claim_p__mutmut_80": _NO_SEEDS_LEFT,
+    "ablation.claims.x__claim_p__mutmut_81": _NO_SEEDS_LEFT,
+    "ablation.claims.x__claim_p__mutmut_87": _SORTED_SEEDS,
+    "ablation.claims.x__claim_p__mutmut_89": _SORTED_SEEDS,
+    "ablation.claims.x__claim_p__mutmut_91": _SORTED_SEEDS,
+    "ablation.claims.x__claim_p__mutmut_93": _SORTED_SEEDS,
+    "ablation.claims.x__claim_p__mutmut_95": _SORTED_SEEDS,
+    "ablation.claims.x__claim_p__mutmut_286": _N_CELLS_UNREAD,
+    "ablation.claims.x__claim_p__mutmut_296": _N_CELLS_UNREAD,
+    "ablation.claims.x__claim_p__mutmut_306": _N_CELLS_UNREAD,
+    "ablation.claims.x_evaluate_family__mutmut_134": _LOO_NEVER_RAISES,
+    "ablation.claims.x_evaluate_family__mutmut_135": _LOO_NEVER_RAISES,
+    "ablation.claims.x_evaluate_family__mutmut_136": _LOO_NEVER_RAISES,
+    "ablation.claims.x_evaluate_family__mutmut_137": _LOO_NEVER_RAISES,
+    "ablation.claims.x_evaluate_family__mutmut_138": _LOO_NEVER_RAISES,
+    "ablation.claims.x_evaluate_family__mutmut_171": _NAN_TEXT,
+    "ablation.claims.x_evaluate_family__mutmut_48": "stats.holm of no p-value is the empty array, raw itself",
+    "ablation.claims.x_evaluate_family__mutmut_56": "numpy reads the sort kind by its first letter, case-insensitively: 'STABLE' is 'stable'",
+    "ablation.claims.x_evaluate_family__mutmut_78": "a floor of 1 or more exceeds alpha (< 1, schema) either way: INCONCLUSIVE, capped at 1 or at 2",
+    "ablation.claims.x__cell_units__mutmut_60": _DEFAULT_SORT,
     "ablation.stats.x_metric_values__mutmut_11": "astype(None) is astype(float64)",
     "ablation.stats.x_stability_table__mutmut_55": _RESET_INDEX,
     "ablation.stats.x_stability_table__mutmut_56": _RESET_INDEX,

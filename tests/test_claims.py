@@ -666,3 +666,367 @@ def test_evaluate_claims_passes_its_seed_to_the_permutation_test():
     assert p[0] != p[1] and "sign-flip permutation" in verdict(c, df)[1]["detail"]
     assert C.evaluate_claims([c], df, None, FACTORS, CFG)["p_value"].iloc[0] == p[0]
     assert C.evaluate_claims([c], df, None, FACTORS, CFG, seed=1)["p_value"].iloc[0] == p[1]
+    assert C.evaluate_family([("s", [c], df, None, FACTORS)], CFG)["p_value"].iloc[0] == p[0]
+
+
+# --------------------------------------------------------------------------- exact numbers and texts, edges
+
+
+def test_numbers_in_the_detail_take_four_decimals_and_non_finite_ones_read_nan():
+    assert (C._f(0.5), C._f(1 / 3, 2), C._f(-0.25)) == ("0.5000", "0.33", "-0.2500")
+    for x in (np.nan, np.inf, -np.inf, None):
+        assert C._f(x) == "nan", x
+
+
+def test_the_detail_and_rule_of_a_better_claim_spelled_out():
+    # 6 seeds, all gains positive in both cells: exact sign-flip p = 2 / 2**6 in each; without any one
+    # seed, 5 seeds reach at best 0.0625, so no leave-one-seed-out evaluation repeats SUPPORTED
+    gain = study(lambda cell, s: 0.7 + (0.02 + 0.01 * s if cell["norm"] == "pre" else 0.0), seeds=range(6))
+    v, row = verdict(claim("better", factor="norm", levels=["post", "pre"]), gain)
+    cell = "mean 0.0450, sign-flip exact p = 0.03125 (min p 0.03125 with 6 non-zero of 6 seeds)"
+    assert v == "SUPPORTED" and row["statement"] == "a better claim" and row["robustness"] == 0.0
+    assert row["detail"] == (
+        "p = 0.03125 for SUPPORTED (the smallest alpha at which the rule gives it), Holm-adjusted over the 1 "
+        "claim(s) of the config: 0.03125 vs alpha 0.05; fragile: only 0% of leave-one-seed-out evaluations give "
+        "SUPPORTED. test_acc norm=pre minus norm=post, 12 runs paired on seed and pos_enc, averaged within seed "
+        f"(all runs). pos_enc=none: {cell} | pos_enc=sinusoidal: {cell}")  # fmt: skip
+    intervals = ("intervals over seeds: skewness-corrected t (Hall); Clopper-Pearson for a 0/1 value per seed; "
+                 "Tango's score interval for paired 0/1 differences; Anderson's nonparametric bound when every "
+                 "seed has the same value; none below 2 seeds")  # fmt: skip
+    tail = "; decisive when the claim's p survives Holm over all claims of the config at alpha 0.05; else INCONCLUSIVE"
+    assert row["rule"] == (
+        "two-sided sign-flip test of the mean seed difference (exact McNemar for a 0/1 metric), mean > 0 -> "
+        f"SUPPORTED, mean < 0 -> CONTRADICTED (every cell must pass; {intervals}){tail}")  # fmt: skip
+    row = verdict(claim("better", factor="norm", levels=["post", "pre"], cells="average"), gain)[1]
+    assert row["rule"].endswith(f"-> CONTRADICTED (on the mean over cells within each seed; {intervals}){tail}")
+    # the other direction: the detail names CONTRADICTED
+    loss = study(lambda cell, s: 0.7 - (0.02 + 0.01 * s if cell["norm"] == "pre" else 0.0), seeds=range(6))
+    v, row = verdict(dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"}), loss)
+    assert v == "CONTRADICTED" and row["detail"].startswith("p = 0.03125 for CONTRADICTED (the smallest alpha")
+
+
+def test_a_claim_that_never_decides_says_so_first():
+    df = study(lambda cell, s: 0.5 + 0.02 * (-1) ** s)
+    row = verdict(claim("at_value", where={"pos_enc": "none"}, target=0.5, tolerance=0.0), df)[1]
+    assert row["detail"].startswith("p = 1 (the rule decides at no alpha up to 0.5), Holm-adjusted over the 1 claim(s)")
+
+
+def test_better_in_every_cell_takes_the_weakest_cell_and_contradicts_only_on_a_loss():
+    # both cells gain: 10 seeds in pos_enc=none (p = 2 / 2**10), 4 seeds of gain and 6 of none in the
+    # other (p = 2 / 2**4 = 0.125): SUPPORTED needs both, and no cell contradicts
+    df = study(lambda cell, s: 0.7 + (0.05 + 0.001 * s if cell["norm"] == "pre" and (cell["pos_enc"] == "none" or s < 4)
+                                      else 0.0), seeds=range(10))  # fmt: skip
+    v, row = verdict(claim("better", factor="norm", levels=["post", "pre"]), df)
+    assert v == "INCONCLUSIVE" and row["p_value"] == 0.125 and "for SUPPORTED" in row["detail"]
+
+
+def test_two_seeds_can_decide_and_three_repeat_the_verdict_without_any_one():
+    # two seeds a test item apart, far above the threshold: decisive; without either, one seed is not
+    two = study(lambda cell, s: 0.9 + (s % 2) / 300, seeds=range(2))
+    c = claim("at_least", where={"pos_enc": "none", "norm": "post"}, threshold=0.1)
+    v, row = verdict(c, two)
+    assert (v, row["n"], row["robustness"]) == ("SUPPORTED", 2, 0.0) and "needs at least 2" not in row["detail"]
+    assert row["p_value"] < 0.01 and "mean over 1 cell(s): mean 0.9017 [" in row["detail"]
+    # spread apart, two seeds are inconclusive, and so is one: every leave-one-seed-out evaluation agrees
+    v, row = verdict(c, study(lambda cell, s: 0.5 + 0.4 * (s % 2), seeds=range(2)))
+    assert (v, row["n"], row["robustness"]) == ("INCONCLUSIVE", 2, 1.0)
+    three = study(lambda cell, s: 0.9 + (s % 2) / 300, seeds=range(3))
+    v, row = verdict(c, three)
+    assert (v, row["n"], row["robustness"]) == ("SUPPORTED", 3, 1.0)
+    # one of three seeds diverged: the verdict without it rests on two seeds, and with two seeds of
+    # which one diverged, on one seed (never decisive)
+    div = three.copy()
+    run = (div["seed"] == 2) & (div["pos_enc"] == "none") & (div["norm"] == "post")
+    div.loc[run, ["status", "test_acc"]] = ["diverged", np.nan]
+    assert verdict(c, div)[1]["verdict_without_diverged"] == "SUPPORTED"
+    v, row = verdict(c, div[div["seed"] != 0])
+    assert row["n"] == 2 and row["verdict_without_diverged"] == "INCONCLUSIVE"
+
+
+def test_few_or_no_seeds_evaluate_without_warnings():
+    import warnings
+
+    df = study(lambda cell, s: 0.9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert verdict(claim("at_least", threshold=0.1), study(lambda cell, s: 0.9, seeds=[0]))[0] == "INCONCLUSIVE"
+        row = verdict(GRAD, df, grads(df, lambda run: 0.5, depth=1))[1]
+    assert row["n"] == 0 and np.isnan(row["estimate"]) and np.isnan(row["robustness"])
+
+
+def test_holm_over_three_claims_matches_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    # sign-flip p: 10 seeds 2 / 2**10, 7 seeds 2 / 2**7 (twice): Holm gives 3 p1, 2 p2, max(2 p2, p2)
+    df = study(lambda cell, s: 0.7 + (0.05 + 0.001 * s if cell["norm"] == "pre" else 0.0), seeds=range(10))
+    one = dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"})
+    seven = dict(one, id="seven", where={"pos_enc": "none", "seed": list(range(7))})
+    out = C.evaluate_claims([one, seven, dict(seven, id="seven-again")], df, None, FACTORS, CFG)
+    raw = np.array([2 / 2**10, 2 / 2**7, 2 / 2**7])
+    assert out["p_value"].to_numpy() == pytest.approx(raw, rel=1e-12)
+    assert out["p_holm"].to_numpy() == pytest.approx(multipletests(raw, method="holm")[1], rel=1e-12)
+    assert list(out["verdict"]) == ["SUPPORTED"] * 3  # 3 p1, 2 p2 = 0.03125 and max(0.03125, p2) <= 0.05
+    # the second of two claims: Holm's factor 1 after the first's 2 p1
+    out = C.evaluate_claims([one, seven], df, None, FACTORS, CFG)
+    assert list(out["verdict"]) == ["SUPPORTED"] * 2 and out["p_holm"].iloc[1] == pytest.approx(2 / 2**7)
+
+
+def test_grad_trend_is_not_contradicted_by_an_uncertain_growing_slope_and_a_flat_level():
+    # growing slopes centred near 0.05 with a spread of 0.3 over seeds (the interval spans 0 even at
+    # alpha 0.5, yet lies well below 1), flat slopes at 0: INCONCLUSIVE, not CONTRADICTED
+    df = study(lambda cell, s: 0.9)
+    spread = {s: 0.05 + 0.3 * (-1) ** s for s in range(8)}
+    g = grads(df, lambda run: spread[run["seed"]] if run["norm"] == "post" else 0.0, noise=0.001)
+    v, row = verdict(GRAD, df, g)
+    assert v == "INCONCLUSIVE" and row["p_value"] == 1.0 and row["ci_lo"] < 0 < row["ci_hi"] < 1
+
+
+def _slope(run_grads):
+    return np.polyfit(run_grads["layer"].to_numpy(float), np.log(run_grads["grad_norm"].to_numpy(float)), 1)[0]
+
+
+def test_grad_trend_cells_show_both_levels_intervals():
+    from ablation import stats
+
+    df, g = _grad_study()
+    c = dict(GRAD, where={"pos_enc": "none"})
+    v, row = verdict(c, df, g)
+    slopes = g.groupby("run_id").apply(_slope, include_groups=False)
+    sub = df[df["pos_enc"] == "none"].set_index("run_id")
+    parts = []
+    for level in ("post", "pre"):
+        s = slopes[sub.index[sub["norm"] == level]].to_numpy()
+        lo, hi, how = stats.mean_ci(s, 0.95, (-np.inf, np.inf), 0.0)
+        parts.append((s.mean(), lo, hi, how))
+    (gm, glo, ghi, ghow), (fm, flo, fhi, fhow) = parts
+    assert v == "SUPPORTED" and (row["ci_lo"], row["ci_hi"]) == pytest.approx((glo, ghi), abs=1e-9)
+    assert row["robustness"] == 1.0  # every leave-one-seed-out evaluation reads the gradient table too
+    assert row["detail"].endswith(f"(pos_enc=none). mean over 1 cell(s): mean {gm:.4f} [{glo:.4f}, {ghi:.4f}] ({ghow}, 8 seeds); "
+                                  f"flat level mean {fm:.4f} [{flo:.4f}, {fhi:.4f}] ({fhow})")  # fmt: skip
+    # a diverged run: the verdict without it still reads the gradient table
+    div = df.copy()
+    div.loc[0, ["status", "test_acc"]] = ["diverged", np.nan]
+    assert verdict(c, div, g)[1]["verdict_without_diverged"] == "SUPPORTED"
+
+
+def test_more_than_eight_cells_are_summarised():
+    lrs = [0.1 * (i + 1) for i in range(9)]
+    df = study(lambda cell, s: 0.9 + 0.01 * s, seeds=range(3), levels={"pos_enc": ["none"], "norm": ["post"], "lr": lrs})
+    c = claim("at_least", threshold=0.5)
+    detail = verdict(c, df, factors=[*FACTORS, "lr"])[1]["detail"]
+    assert detail.count(" seeds)") == 8 and detail.endswith(" seeds) | ... 1 more cell(s)")
+    detail = verdict(c, df[df["lr"] < 0.85], factors=[*FACTORS, "lr"])[1]["detail"]
+    assert detail.count(" seeds)") == 8 and detail.endswith(" seeds)") and "more cell" not in detail
+
+
+def test_cell_labels_name_only_the_factors_that_vary_in_their_order():
+    df = study(lambda cell, s: 0.9 + 0.01 * s, seeds=range(3), levels=dict(LEVELS, lr=[0.1, 0.2]))
+    row = verdict(claim("at_least", threshold=0.5, where={"pos_enc": "none"}), df, factors=[*FACTORS, "lr"])[1]
+    labels = [part.split(": mean")[0] for part in row["detail"].split(". ")[-1].split(" | ")]
+    assert labels == ["norm=post, lr=0.1", "norm=post, lr=0.2", "norm=pre, lr=0.1", "norm=pre, lr=0.2"]
+    # the same cells in the same order, whatever the order of the rows
+    backwards = df.iloc[::-1]
+    again = verdict(claim("at_least", threshold=0.5, where={"pos_enc": "none"}), backwards, factors=[*FACTORS, "lr"])[1]
+    assert again["detail"] == row["detail"]
+    row = verdict(claim("at_least", threshold=0.5, where={"pos_enc": "none", "norm": "pre"}, cells="average"), df,
+                  factors=[*FACTORS, "lr"])[1]  # fmt: skip
+    assert "mean over 2 cell(s): mean" in row["detail"]
+    row = verdict(claim("at_least", threshold=0.5, where={"pos_enc": "none", "norm": "pre", "lr": 0.1},
+                        cells="average"), df, factors=[*FACTORS, "lr"])[1]  # fmt: skip
+    assert "mean over 1 cell(s): mean" in row["detail"]
+
+
+def test_the_binding_cell_is_the_lowest_among_cells_with_two_seeds_or_more():
+    # norm=post: 3 seeds near 0.8; norm=pre: 2 seeds near 0.9; the lower cell is shown
+    df = study(lambda cell, s: (0.8 if cell["norm"] == "post" else 0.9) + (s % 2) / 300, seeds=range(3))
+    df = df[~((df["norm"] == "pre") & (df["seed"] == 2))]
+    row = verdict(claim("at_least", threshold=0.5, where={"pos_enc": "none"}), df)[1]
+    assert row["n"] == 2 and row["estimate"] == pytest.approx(0.8 + 1 / 900, abs=1e-12)
+
+
+def test_an_interval_clipped_at_the_range_lies_within_a_band_ending_there():
+    # four seeds, one a little lower: the t interval reaches past 1 (past 0) and is clipped to it
+    where = {"pos_enc": "none", "norm": "post"}
+    high = study(lambda cell, s: 1.0 - 0.02 * (s == 3), seeds=range(4))
+    v, row = verdict(claim("at_value", where=where, target=0.95, tolerance=0.05), high)
+    assert v == "SUPPORTED" and row["ci_hi"] == 1.0
+    low = study(lambda cell, s: 0.02 * (s == 3), seeds=range(4))
+    v, row = verdict(claim("at_value", where=where, target=0.05, tolerance=0.05), low)
+    assert v == "SUPPORTED" and row["ci_lo"] == 0.0
+
+
+def test_where_messages_name_the_claim_the_column_and_the_selection():
+    df = study(lambda cell, s: 0.9)
+    with pytest.raises(ValueError, match=r"^claim 'c-at_least': 'where' heads: 'four' is not a number, but column 'heads' is numeric$"):
+        C.evaluate_claims([claim("at_least", threshold=0.5, where={"heads": "four"})], df, None, FACTORS, CFG)
+    gap = df[~((df["pos_enc"] == "none") & (df["norm"] == "pre"))]
+    with pytest.raises(ValueError, match=r"^claim 'c-at_least': 'where' pos_enc=none, norm=pre selects no runs$"):
+        C.evaluate_claims([claim("at_least", threshold=0.5, where={"pos_enc": "none", "norm": "pre"})], gap, None,
+                          FACTORS, CFG)  # fmt: skip
+
+
+def test_columns_a_claim_does_not_name_are_ignored_whatever_their_name():
+    # a results table may carry any other column, 'index' and 'level_0' (pandas' names for row labels) included
+    df, g = _grad_study()
+    df.loc[0, ["status", "test_acc"]] = ["diverged", np.nan]
+    claims = [claim("at_least", threshold=0.5, where={"pos_enc": "none"}), GRAD]
+    design = {"seeds": [0, 1, 2, 3], "max_seeds": 8, "batch": 2}
+    for adaptive in (None, {"s": design}):
+        plain = C.evaluate_family([("s", claims, df, g, FACTORS)], CFG, adaptive=adaptive)
+        labels = df.assign(index=np.arange(len(df))[::-1], level_0="x")
+        extra = C.evaluate_family([("s", claims, labels, g, FACTORS)], CFG, adaptive=adaptive)
+        pd.testing.assert_frame_equal(plain, extra)
+
+
+# --------------------------------------------------------------------------- adaptive studies
+
+
+def test_an_adaptive_study_takes_the_e_process_p_and_every_seed():
+    from ablation import sequential as Q
+
+    gain = study(lambda cell, s: 0.5 + (0.3 + 0.01 * (s % 3) if cell["norm"] == "pre" else 0.0), seeds=range(12))
+    c = dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"})
+    design = {"seeds": [0, 1, 2, 3], "max_seeds": 12, "batch": 2}
+    row = C.evaluate_family([("g", [c], gain, None, FACTORS)], CFG, adaptive={"g": design}).iloc[0]
+    sub = gain[gain["pos_enc"] == "none"].sort_values("seed")
+    d = sub[sub["norm"] == "pre"]["test_acc"].to_numpy() - sub[sub["norm"] == "post"]["test_acc"].to_numpy()
+    p_sup, p_con = Q.claim_p(c, [d], CFG["alpha"])
+    assert row["n"] == 12 and 0.05 < p_sup < 1 and row["p_value"] == pytest.approx(p_sup, rel=1e-12)
+    lo, hi = Q.confidence_sequence(d, Q.PAIRED_BOUNDS, 0.05)
+    text = SEQ_TEXT
+    assert row["detail"].endswith(
+        f"averaged within seed (pos_enc=none); adaptive study: {text}. mean over 1 cell(s): mean {d.mean():.4f}, "
+        f"confidence sequence [{lo[-1]:.4f}, {hi[-1]:.4f}] (12 seeds)")  # fmt: skip
+    assert row["rule"] == (
+        "mean seed difference > 0 -> SUPPORTED, < 0 -> CONTRADICTED (a betting e-process for each direction) "
+        f"(every cell must pass; adaptive study: {text}); decisive when the claim's p survives Holm over all claims "
+        "of the config at alpha 0.05; else INCONCLUSIVE")  # fmt: skip
+    # at_least keeps its interval rule's text
+    row = C.evaluate_family([("g", [claim("at_least", threshold=0.5)], gain, None, FACTORS)], CFG,
+                            adaptive={"g": design}).iloc[0]  # fmt: skip
+    assert row["rule"].startswith("interval lower bound of the mean over seeds >= 0.5 -> SUPPORTED; upper bound < 0.5"
+                                  f" -> CONTRADICTED (every cell must pass; adaptive study: {text});")  # fmt: skip
+
+
+SEQ_TEXT = ("anytime-valid betting confidence sequences over seeds (Waudby-Smith & Ramdas; valid under the adaptive "
+            "rounds' stopping rule), p = 2 / largest capital")  # fmt: skip
+
+
+def test_an_adaptive_study_judges_grad_trend_on_its_first_seeds():
+    df, g = _grad_study()
+    design = {"seeds": [0, 1, 2, 3], "max_seeds": 8, "batch": 2}
+    row = C.evaluate_family([("g", [GRAD], df, g, FACTORS)], CFG, adaptive={"g": design}).iloc[0]
+    assert row["verdict"] == "SUPPORTED" and row["n"] == 4 and row["rule"].endswith(
+        "none below 2 seeds; adaptive study, no bounded statistic: fixed design on its first 4 seeds); decisive when "
+        "the claim's p survives Holm over all claims of the config at alpha 0.05; else INCONCLUSIVE")  # fmt: skip
+
+
+def test_an_adaptive_studys_verdict_without_diverged_runs_is_the_e_process_one():
+    # six seeds far above the threshold: the fixed-design interval supports "at least 0.5", six bets
+    # cannot (the e-process's p stays above alpha), with the diverged run and without it
+    df = study(lambda cell, s: 0.9 + 0.01 * (s % 2), seeds=range(7))
+    df.loc[(df["seed"] == 6), ["status", "test_acc"]] = ["diverged", np.nan]
+    c = claim("at_least", threshold=0.5, where={"pos_enc": "none", "norm": "post"})
+    design = {"seeds": [0, 1, 2, 3], "max_seeds": 12, "batch": 2}
+    fixed = C.evaluate_family([("s", [c], df, None, FACTORS)], CFG).iloc[0]
+    adaptive = C.evaluate_family([("s", [c], df, None, FACTORS)], CFG, adaptive={"s": design}).iloc[0]
+    assert fixed["verdict_without_diverged"] == "SUPPORTED"
+    assert adaptive["verdict_without_diverged"] == adaptive["verdict"] == "INCONCLUSIVE"
+    # leaving a seed out keeps the e-process too (the fixed design supports it without any one)
+    assert (fixed["verdict"], fixed["robustness"]) == ("SUPPORTED", 1.0) and adaptive["robustness"] == 1.0
+
+
+def test_an_adaptive_claim_with_a_one_seed_cell_is_inconclusive():
+    # "at least 0.8 in every cell": pos_enc=sinusoidal sits at 0.3 over 12 seeds (the e-process
+    # contradicts it), pos_enc=none has seeds 0 and 1, and seed 1's run diverged
+    df = study(lambda cell, s: 0.9 if cell["pos_enc"] == "none" else 0.3 + 0.01 * (s % 3), seeds=range(12),
+               levels={"pos_enc": ["none", "sinusoidal"], "norm": ["post"]})  # fmt: skip
+    df = df[(df["pos_enc"] == "sinusoidal") | (df["seed"] < 2)].reset_index(drop=True)
+    df.loc[(df["pos_enc"] == "none") & (df["seed"] == 1), ["status", "test_acc"]] = ["diverged", np.nan]
+    c = claim("at_least", threshold=0.8)
+    design = {"s": {"seeds": [0, 1, 2, 3], "max_seeds": 12, "batch": 2}}
+    row = C.evaluate_family([("s", [c], df, None, FACTORS)], CFG, adaptive=design).iloc[0]
+    # leaving out seed 0 or 1 (and dropping the diverged run) leaves one seed in pos_enc=none: INCONCLUSIVE
+    assert (row["verdict"], row["n"]) == ("CONTRADICTED", 2) and row["p_value"] < 0.001
+    assert row["robustness"] == pytest.approx(10 / 12) and row["verdict_without_diverged"] == "INCONCLUSIVE"
+    row = C.evaluate_family([("s", [c], df[df["seed"] != 1], None, FACTORS)], CFG, adaptive=design).iloc[0]
+    assert (row["verdict"], row["n"]) == ("INCONCLUSIVE", 1) and "1 seed(s); an interval over seeds needs at least 2" in row["detail"]
+
+
+def test_seed_means_keep_half_a_test_item_and_float_noise_is_no_spread():
+    # two runs per seed in each cell (lr is not a factor): odd seeds' means are half a test item up,
+    # a spread the interval keeps (a t interval, not all seeds equal)
+    df = study(lambda cell, s: 0.9 + (s % 2) / 300 * (cell["lr"] == 0.2), seeds=range(6), levels=dict(LEVELS, lr=[0.1, 0.2]))
+    for cells, where in (("every", {"pos_enc": "none"}), ("average", {"pos_enc": "none", "norm": "post"})):
+        row = verdict(claim("at_least", threshold=0.5, where=where, cells=cells), df)[1]
+        assert row["estimate"] == pytest.approx(0.9 + 1 / 1200, abs=1e-12) and row["detail"].endswith(
+            "(skew-corrected t over seeds, 6 seeds)"), cells  # fmt: skip
+    # accuracies a billionth apart (float noise, far below a test item of 1/300): the seeds are equal
+    noisy = study(lambda cell, s: 0.9, seeds=range(6))
+    noisy["test_acc"] += 1e-9 * noisy["seed"]
+    row = verdict(claim("at_least", threshold=0.5, where={"pos_enc": "none", "norm": "post"}), noisy)[1]
+    assert row["estimate"] == 0.9 and row["detail"].endswith("(Anderson bound (seeds all equal), 6 seeds)")
+    # final_train_acc has no known resolution: values 1e-4 apart (a third of a test item) are a spread
+    noisy["final_train_acc"] = 0.95 + 1e-4 * noisy["seed"]
+    c = claim("at_least", threshold=0.5, where={"pos_enc": "none", "norm": "post"}, metric="final_train_acc")
+    row = verdict(c, noisy)[1]
+    assert row["estimate"] == pytest.approx(0.95025) and row["detail"].endswith("(skew-corrected t over seeds, 6 seeds)")
+
+
+def test_grad_trend_on_average_without_any_usable_slope():
+    df = study(lambda cell, s: 0.9)
+    row = verdict(dict(GRAD, cells="average"), df, grads(df, lambda run: 0.5, depth=1))[1]
+    assert (row["verdict"], row["n"]) == ("INCONCLUSIVE", 0) and "32 run(s) without a usable slope" in row["detail"]
+
+
+def test_select_names_the_claim_and_a_missing_column():
+    # evaluate_family checks 'where' against the results first; ablation.adaptive selects directly
+    with pytest.raises(ValueError, match=r"^claim 'x': 'where' names column 'warmup', which is not in the results$"):
+        C._select(study(lambda cell, s: 0.9), {"pos_enc": "none", "warmup": 0}, "x")
+
+
+def test_paired_convergence_in_every_cell_takes_tangos_interval():
+    # ten concordant seeds in each pos_enc cell (every difference 0): the paired-proportion bound per cell
+    df = study(lambda cell, s: 1.0, seeds=range(10))
+    c = claim("not_worse", factor="norm", levels=["post", "pre"], metric="converged", margin=0.1)
+    row = verdict(c, df)[1]
+    assert row["verdict"] == "INCONCLUSIVE" and row["ci_lo"] == pytest.approx(-0.2775, abs=1e-4)
+    assert row["detail"].count("(Tango score over seeds (paired 0/1), 10 seeds)") == 2
+
+
+def test_tied_claims_take_holms_ranks_in_their_order():
+    # a claim on one seed (p = 1), then ten copies of one claim: the same p, and Holm ranks ties in the
+    # claims' order (a stable sort; numpy's default sort reorders ties of ten): copy k takes factor
+    # 11 - k, and its leave-one-seed-out evaluations with it, so the first copies are fragile, the last not
+    gains = {s: 0.05 + 0.001 * s if s < 9 else -0.01 for s in range(10)}
+    df = study(lambda cell, s: 0.7 + (gains[s] if cell["norm"] == "pre" else 0.0), seeds=range(10))
+    one = dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"})
+    first = dict(one, id="one-seed", where={"pos_enc": "none", "seed": 0})
+    out = C.evaluate_claims([first, *(dict(one, id=f"copy{i}") for i in range(10))], df, None, FACTORS, CFG)
+    assert out["p_holm"].to_numpy() == pytest.approx([1.0] + [11 / 2**8] * 10)
+    assert list(out["verdict"]) == ["INCONCLUSIVE"] + ["SUPPORTED"] * 10
+    assert list(out["robustness"][1:]) == [0.1] * 5 + [1.0] * 5
+
+
+def test_the_verdict_without_diverged_runs_takes_the_same_seed():
+    # 20 seeds (the sign-flip test samples its permutations from the seed); a run outside the claim's
+    # selection diverged: the verdict without it rests on the same data and the same draws
+    rng = np.random.default_rng(5)
+    gains = rng.normal(0.004, 0.01, 20)
+    df = study(lambda cell, s: 0.7 + (gains[s] if cell["norm"] == "pre" else 0.0), seeds=range(20))
+    df.loc[df["pos_enc"] == "sinusoidal", "status"] = "diverged"
+    c = dict(claim("better", factor="norm", levels=["post", "pre"]), where={"pos_enc": "none"})
+    for seed in (0, 1):
+        row = C.evaluate_claims([c], df, None, FACTORS, CFG, seed=seed).iloc[0]
+        assert row["verdict_without_diverged"] == row["verdict"] and "sign-flip permutation" in row["detail"]
+
+
+def test_an_infinite_flat_margin_bounds_nothing():
+    # every flat-level run has the same norms: equal slopes, whose interval (Anderson's, on an unbounded
+    # range) is infinite and shown as nan; a flat_margin of infinity still contains it
+    df, g = _grad_study()
+    flat = g["run_id"].isin(df.loc[df["norm"] == "pre", "run_id"])
+    g.loc[flat, "grad_norm"] = np.exp(-2.0)
+    v, row = verdict(dict(GRAD, flat_margin=float("inf")), df, g)
+    assert v == "SUPPORTED" and "flat level mean 0.0000 [nan, nan] (Anderson bound (seeds all equal))" in row["detail"]
+    assert verdict(GRAD, df, g)[0] == "INCONCLUSIVE"  # a finite margin does not contain an infinite interval
