@@ -71,12 +71,18 @@ def unpack(rev: str, dest: Path) -> Path:
 
 
 def study_cells(config_path: Path, study: str, epochs: int) -> tuple[list[dict], list[str]]:
-    """The settings of the study's cells (its first seed, ``epochs`` epochs), and its factors' names."""
+    """The settings of the study's cells (its first seed, ``epochs`` epochs), and its factors' names.
+    A cell lists only its settings that differ from the schema's defaults, so an older package (which
+    fills in its own defaults) can train it unless the cell needs a setting that package lacks."""
     from ablation import config as C
+    from ablation import settings as S
 
     st = C.load(config_path).study(study)
     first_seed = st.runs()[0].settings.seed
+    defaults = S.defaults()
     cells = [r.settings.as_dict() for r in st.runs() if r.settings.seed == first_seed]
+    keep = set(st.factors) | {"seed"}
+    cells = [{k: v for k, v in c.items() if k in keep or k not in defaults or v != defaults[k]} for c in cells]
     return [{**c, "epochs": epochs} for c in cells], list(st.factors)
 
 
@@ -147,6 +153,7 @@ def main(argv=None) -> int:
     summary["ratio"] = summary["sum_base_s"] / summary["sum_new_s"]
     summary["cpu_ratio"] = summary["sum_base_cpu_s"] / summary["sum_new_cpu_s"]
     if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
     print(json.dumps({k: v for k, v in summary.items() if k != "loadavg"}, indent=1))
     print("loadavg (1/5/15 min) per worker:", [x["loadavg"][0][0] for x in loads])
