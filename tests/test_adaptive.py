@@ -118,6 +118,7 @@ def test_grad_trend_keeps_the_fixed_design():
     rows, new = A.plan_round(study, summary_of(study, study.runs(), flaky), {r.hash for r in study.runs()},
                              STATS, ADAPTIVE)  # fmt: skip
     assert rows[0]["state"] == "fixed design" and new == []
+    assert rows[0]["n_seeds"] == len(study.seeds)  # the fixed design's seeds: the study's own
 
 
 def test_seed_sequence_and_potential_runs():

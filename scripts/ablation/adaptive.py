@@ -129,7 +129,8 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
         rows.append({
             "id": c["id"], "kind": c["kind"], "claim": c,
             "inference": "anytime-valid (betting e-process)" if sequential else "fixed design (first round's seeds)",
-            "n_seeds": min((len(x) for x in cells), default=0), "p_sup": p_sup, "p_con": p_con,
+            "n_seeds": min((len(x) for x in cells), default=0) if sequential else len(study.seeds),
+            "p_sup": p_sup, "p_con": p_con,
         })  # fmt: skip
     m = family_size or len(rows)
     for i, r in enumerate(rows):
