@@ -84,14 +84,14 @@ TABLES = (
         "seed_variance", "tables/seed_variance.csv",
         "The seeds' share of the variance: a mixed model with the factors as fixed effects and the seed as a "
         "random intercept; icc, and n_eff, the number of independent runs the study is worth.",
-        "The seeds' share of the variance", True, False,
+        "The seeds' share of the variance", collapsed=True, by_level=False,
     ),
     Output(
         "interaction_effects", "tables/interactions.csv",
         "Two-factor interactions of test accuracy: for each pair of factors, the share of variance the "
         "interaction explains beyond the two main effects, and the spread of one factor's means at each level "
         "of the other.",
-        "Two-factor interactions", True, False,
+        "Two-factor interactions", collapsed=True, by_level=False,
     ),
     Output(
         "summary", "summary.csv",
@@ -105,7 +105,7 @@ TABLES = (
         "the estimate and interval over seeds it rests on, its p-value and Holm-adjusted p-value over every claim "
         "of the config (one error family), and the share of leave-one-seed-out evaluations that repeat the "
         "verdict (robustness).",
-        "Claims", False, False,
+        "Claims", by_level=False,
     ),
 )  # fmt: skip
 

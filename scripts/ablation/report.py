@@ -327,8 +327,9 @@ def study_section(results: Path, name: str, study, stats_cfg: dict, interactive:
 
 
 def run_counts(results: Path, studies: list[str], cfg) -> dict:
-    """Runs, planned runs (the config's seeds), runs added by adaptive rounds, failures (runs of the config without a result, or with a status other than ok or
-    diverged) and divergences, over every study."""
+    """Runs, planned runs (the config's seeds), runs added by adaptive rounds, failures (runs of the
+    config without a result, or with a status other than ok or diverged) and divergences, over every
+    study."""
     n = failed = diverged = expected = added = 0
     for name in studies:
         summary = pd.read_csv(results / name / "summary.csv", dtype={"run_id": str})
