@@ -1,5 +1,6 @@
-"""The small measuring scripts beside the harness: compare.py, profile_step.py, gpu_check.py."""
+"""The small measuring scripts beside the harness: compare.py, profile_step.py, gpu_check.py, batched_probe.py."""
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -49,3 +50,36 @@ def test_gpu_check_without_cuda_is_a_one_line_error():
                           timeout=300)  # fmt: skip
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "CUDA is not available" in proc.stderr
+
+
+def _batched_probe():
+    spec = importlib.util.spec_from_file_location("batched_probe", BENCH / "batched_probe.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_batched_probe_computes_what_each_member_model_computes():
+    # the probe's speed numbers mean something only if its stacked layout is the same network
+    probe = _batched_probe()
+    settings = [probe.member_settings(seq_len=8, heads=2, seed=seed) for seed in range(3)]
+    datas = [probe.make_order_data(s) for s in settings]
+    models = []
+    for s in settings:
+        torch.manual_seed(s.seed)
+        models.append(probe.build_model(s))
+    P = probe.stack_members(models)
+    X = torch.stack([d.X_train for d in datas])
+    pe = probe.sinusoidal_encoding(8, settings[0].d_model)
+    batched = probe.batched_forward(P, X, pe, heads=2, depth=settings[0].depth)  # [S, B]
+    for member, (model, data) in enumerate(zip(models, datas)):
+        torch.testing.assert_close(batched[member], model(data.X_train), rtol=1e-5, atol=1e-5)
+
+
+def test_batched_probe_writes_one_row_per_cell(tmp_path):
+    out = tmp_path / "probe.md"
+    cmd = [sys.executable, str(BENCH / "batched_probe.py"), "--members", "2", "--epochs", "1", "--repeats", "1",
+           "--seq-lens", "8", "--heads", "1", "2", "--out", str(out)]  # fmt: skip
+    subprocess.run(cmd, cwd=REPO, check=True, capture_output=True, text=True, timeout=600)
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| 8 |")]
+    assert [row.split("|")[2].strip() for row in rows] == ["1", "2"]
