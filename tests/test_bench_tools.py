@@ -1,4 +1,5 @@
-"""The small measuring scripts beside the harness: compare.py, profile_step.py, gpu_check.py, batched_probe.py."""
+"""The small measuring scripts beside the harness: compare.py, profile_step.py, gpu_check.py, batched_probe.py,
+attention_kernels.py."""
 
 import importlib.util
 import json
@@ -83,3 +84,21 @@ def test_batched_probe_writes_one_row_per_cell(tmp_path):
     subprocess.run(cmd, cwd=REPO, check=True, capture_output=True, text=True, timeout=600)
     rows = [line for line in out.read_text().splitlines() if line.startswith("| 8 |")]
     assert [row.split("|")[2].strip() for row in rows] == ["1", "2"]
+
+
+def test_attention_kernels_compute_the_same_attention():
+    # the timings compare formulations of one function: each must give SDPA's values and gradients
+    spec = importlib.util.spec_from_file_location("attention_kernels", BENCH / "attention_kernels.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for heads in (1, 4):
+        reference = None
+        for kernel in module.KERNELS.values():
+            qkv = module.inputs(batch=6, heads=heads, seq_len=5, d_model=8)
+            out = kernel(*qkv)
+            (out * torch.arange(out.numel()).view_as(out)).sum().backward()  # a gradient unequal per element
+            result = [out.detach(), *(t.grad for t in qkv)]
+            if reference is None:
+                reference = result
+            for got, want in zip(result, reference):
+                torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
