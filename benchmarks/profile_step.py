@@ -37,11 +37,21 @@ def kind_of(op: str) -> str:
     return KINDS[2]
 
 
-def render(rows: list[dict], load: list) -> str:
+def kept_bound(rows: list[dict], kept: tuple = KINDS[:1]) -> tuple[float, float]:
+    """(the ``kept`` kinds' share of the profiled settings' summed step time, the largest speed-up of
+    their sum that leaves those ops as they are: 1 / share, reached only if everything else took no time)."""
+    step = sum(r["step_us"] for r in rows)
+    kept_us = sum(r["step_us"] * r["shares"][kind] for r in rows for kind in kept)
+    return kept_us / step, step / kept_us
+
+
+def render(rows: list[dict], load: list, command: str = "python benchmarks/profile_step.py") -> str:
+    share, bound = kept_bound(rows, KINDS[:1])
+    share2, bound2 = kept_bound(rows, KINDS[:2])
     lines = [
         "# Where a training step's time goes",
         "",
-        f"Written by `python benchmarks/profile_step.py` on {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, "
+        f"Written by `{command}` on {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, "
         f"torch {torch.__version__}, 1 thread; load average {load[0]:.1f} before and {load[1]:.1f} after (shares "
         "of self CPU time under torch.profiler; a busy machine inflates every op alike).",
         "",
@@ -51,6 +61,14 @@ def render(rows: list[dict], load: list) -> str:
     for r in rows:
         shares = " | ".join(f"{r['shares'][k]:.0%}" for k in KINDS)
         lines.append(f"| {r['seq_len']} | {r['heads']} | {r['ops_per_step']:.0f} | {shares} |")
+    lines += [
+        "",
+        f"Over these settings together (each weighted by its step time) the attention kernel takes {share:.0%}: "
+        f"a change that keeps that kernel can make their summed training at most {bound:.2f}x faster, and only if "
+        f"everything else took no time; one that keeps the matrix products too ({share2:.0%} with the kernel), at most "
+        f"{bound2:.2f}x. (The profiler inflates many small ops more than one large kernel, so the "
+        "true share is larger and the bound smaller.)",
+    ]
     for r in rows:
         lines += ["", f"## seq_len {r['seq_len']}, {r['heads']} heads: top ops by self CPU time", "",
                   "| op | share | calls per step |", "| --- | --- | --- |"]  # fmt: skip
@@ -75,6 +93,7 @@ def profile_one(settings, top: int) -> dict:
         "heads": settings.heads,
         "epochs": settings.epochs,
         "ops_per_step": sum(e.count for e in events) / settings.epochs,
+        "step_us": total_us / settings.epochs,  # self CPU time per step, under the profiler
         "top": [
             {
                 "op": e.key,
@@ -109,7 +128,8 @@ def main(argv=None) -> int:
             for op in row["top"]:
                 print(f"  {op['share']:6.1%}  {op['calls_per_step']:5.1f}/step  {op['op']}")
     load.append(os.getloadavg()[0])
-    args.out.write_text(render(rows, load))
+    command = "python benchmarks/profile_step.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    args.out.write_text(render(rows, load, command.strip()))
     args.out.with_suffix(".json").write_text(json.dumps({"load": load, "rows": rows}, indent=1))
     return 0
 

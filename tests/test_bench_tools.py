@@ -42,6 +42,20 @@ def test_profile_step_writes_a_breakdown_per_setting(tmp_path):
         assert sum(r["shares"].values()) == pytest.approx(1.0)
         assert r["shares"]["attention kernel"] > 0 and len(r["top"]) == 3
     assert out.read_text().count("top ops by self CPU time") == 2
+    assert "at most" in out.read_text()
+
+
+def test_profile_bound_weights_each_setting_by_its_step_time():
+    spec = importlib.util.spec_from_file_location("profile_step", BENCH / "profile_step.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    attention, products = module.KINDS[:2]
+    rows = [{"step_us": 100.0, "shares": {attention: 0.5, products: 0.1}},
+            {"step_us": 300.0, "shares": {attention: 0.25, products: 0.2}}]  # fmt: skip
+    share, bound = module.kept_bound(rows)  # (50 + 75) / 400 of the time is attention
+    assert share == pytest.approx(125 / 400) and bound == pytest.approx(400 / 125)
+    share, bound = module.kept_bound(rows, (attention, products))  # (60 + 135) / 400
+    assert share == pytest.approx(195 / 400) and bound == pytest.approx(400 / 195)
 
 
 def test_gpu_check_without_cuda_is_a_one_line_error():
