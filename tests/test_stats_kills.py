@@ -499,3 +499,43 @@ def test_paired_comparisons_of_equal_inexact_differences_have_no_mde_and_no_effe
 def test_cohen_dz_of_equal_non_zero_values_is_nan_whatever_their_rounding(n):
     for value in (0.1, 0.3, 1 / 3, 0.7):
         assert np.isnan(stats.cohen_dz(np.full(n, value)))
+
+
+def test_seed_variance_lists_every_optimizer_that_failed_before_the_one_that_fitted(monkeypatch):
+    # on this fixture L-BFGS meets a singular matrix and BFGS does not converge: both are named as
+    # failed, in the order tried, before Powell's fit
+    from pathlib import Path
+
+    summary = pd.read_csv(Path(__file__).parent / "fixtures" / "mixedlm_singular.csv")
+    monkeypatch.setattr(stats, "MIXEDLM_OPTIMIZERS", ("lbfgs", "bfgs", "powell", "nm"))
+    row = _seed_variance_row(summary, ["a", "b", "c", "d"])
+    assert row["method"] == "MixedLM (REML): test_acc ~ factors + (1 | seed); fitted with powell (lbfgs, bfgs failed)"
+    assert 0 <= row["var_seed"] < 1e-9
+
+
+def test_tango_ci_at_confidence_one_is_the_whole_range_of_a_difference():
+    # a 100 % interval of a paired difference of proportions covers every D in [-1, 1], and no more
+    b, c = np.array([0, 3, 1, 7, 0]), np.array([0, 1, 4, 0, 7])
+    lo, hi = stats.tango_ci(b, c, 7, confidence=1.0)
+    assert list(lo) == [-1.0] * 5 and list(hi) == [1.0] * 5
+
+
+def test_skew_t_ci_at_a_skewness_term_of_exactly_one_billionth_is_the_closed_form_inversion():
+    # integers over 2**15 around 0.5: mean 0.5, sd, third moment and hence a = skewness / sqrt(n) are
+    # exact, a = -1e-9 to the last bit. Hall's closed-form inverse 3 / a (cbrt(1 + a (c - a / 6)) - 1)
+    # holds from |a| = 1e-9 up; only below that does its first-order expansion c - a / 6 stand in
+    # (which differs here in the 8th digit)
+    k = np.array([288, -287, 288, -289, 8205, -8205, 109, -109, 14, -14, 3, -3, 0, 0, 0, 0])
+    X = 0.5 + k / 2**15
+    n = len(X)
+    mean, sd = X.mean(), X.std(ddof=1)
+    a = ((X - mean) ** 3).mean() / sd**3 / np.sqrt(n)
+    assert a == -1e-9
+    q, se = sps.t.ppf(0.975, n - 1), sd / np.sqrt(n)
+
+    def closed_form(c):
+        return 3 / a * (np.cbrt(1 + a * (c - a / 6)) - 1)
+
+    lo, hi = stats.skew_t_ci(X)
+    assert (lo[0], hi[0]) == (mean - se * closed_form(q), mean - se * closed_form(-q))
+    assert (lo[0], hi[0]) != (mean - se * (q - a / 6), mean - se * (-q - a / 6))
