@@ -235,7 +235,6 @@ EQUIVALENT: dict[str, str] = {
     "ablation.stats.x_skew_t_ci__mutmut_64": _SAFE,
     "ablation.stats.x_skew_t_ci__mutmut_70": _SAFE,
     "ablation.stats.x_tango_ci__mutmut_87": _BISECTION_60,
-    "ablation.stats.x_tango_ci__mutmut_96": _BISECTION_60,
     "ablation.stats.x_tango_ci__mutmut_100": _BISECTION_60,
     "ablation.stats.x_tango_ci__mutmut_97": _SIDE,
     "ablation.stats.x_tango_ci__mutmut_98": _SIDE,
