@@ -445,3 +445,97 @@ def test_two_values_get_the_percentile_interval_at_any_confidence():
     lo, hi, how = stats.bootstrap_mean_ci([x], 0.51, 999, seed=0)
     ref_lo, ref_hi = _scipy_bootstrap([x], 999, 0, "percentile", confidence=0.51)
     assert (lo[0], hi[0], how[0]) == (ref_lo[0], ref_hi[0], "percentile")
+
+
+def _anderson_by_moving_mass(x, confidence, bounds):
+    """Anderson's interval computed as its definition says, without the band integral: the upper end
+    is the mean of the sample with its lowest d of mass moved up to the upper bound, the lower end
+    the mean with its highest d of mass moved down to the lower bound (d the one-sided KS quantile)."""
+    x = np.sort(np.asarray(x, dtype=float))
+    n = len(x)
+    d = sps.ksone.ppf(0.5 + confidence / 2, n)
+
+    def moved(order, to):
+        weights, left = np.full(n, 1 / n), d
+        for i in order:
+            take = min(weights[i], left)
+            weights[i], left = weights[i] - take, left - take
+        return (weights @ x + d * to) if np.isfinite(to) else to
+
+    return moved(range(n - 1, -1, -1), bounds[0]), moved(range(n), bounds[1])
+
+
+@pytest.mark.parametrize("bounds", [(-np.inf, 1.0), (0.0, np.inf), (-np.inf, 0.95), (0.05, np.inf)])
+def test_anderson_ci_with_one_unbounded_side_is_finite_at_the_other(bounds):
+    # the unbounded side's infinite width carries no weight at the other end (0 there): it must
+    # not turn that end into NaN (inf * 0)
+    x = [0.1, 0.4, 0.5, 0.9, 0.45, 0.62]
+    lo, hi = stats.anderson_ci(x, 0.9, bounds)
+    want_lo, want_hi = _anderson_by_moving_mass(x, 0.9, bounds)
+    assert (lo[0], hi[0]) == pytest.approx((want_lo, want_hi), rel=1e-12, abs=1e-12)
+    assert np.isinf(lo[0]) == np.isinf(bounds[0]) and np.isinf(hi[0]) == np.isinf(bounds[1])
+    # a far finite bound on the unbounded side gives the same finite end, bit for bit
+    far = tuple(np.clip(bounds, -1e6, 1e6))
+    f_lo, f_hi = stats.anderson_ci(x, 0.9, far)
+    finite_end = (lo[0], f_lo[0]) if np.isfinite(bounds[0]) else (hi[0], f_hi[0])
+    assert finite_end[0] == finite_end[1]
+
+
+def test_paired_comparisons_of_equal_inexact_differences_have_no_mde_and_no_effect_size():
+    # every seed gains exactly 30 of 300 test items (0.1, not a binary fraction): numpy's sd of seven
+    # 0.1s can come out a rounding error above 0, yet the differences have no spread at all, so there
+    # is no detectable-difference estimate and no d_z (NaN, as for binary fractions)
+    df = _summary({"norm": ["post", "pre"]}, range(7), lambda c, s: 0.6 + 0.01 * s + 0.1 * (c["norm"] == "pre"))
+    va = df[df["norm"] == "post"]["test_acc"].to_numpy()
+    vb = df[df["norm"] == "pre"]["test_acc"].to_numpy()
+    d = stats.quantize(vb - va, 1 / 300)
+    assert np.ptp(d) == 0 and d[0] == 0.1
+    row = stats.paired_comparisons(df, ["norm"], {"n_resamples": 99}).iloc[0]
+    assert row["n_seeds"] == 7 and row["note"] == "" and row["mean_diff"] == pytest.approx(0.1)
+    assert np.isnan(row["mde"]) and np.isnan(row["effect_size"])
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 7, 10])
+def test_cohen_dz_of_equal_non_zero_values_is_nan_whatever_their_rounding(n):
+    for value in (0.1, 0.3, 1 / 3, 0.7):
+        assert np.isnan(stats.cohen_dz(np.full(n, value)))
+
+
+def test_seed_variance_lists_every_optimizer_that_failed_before_the_one_that_fitted(monkeypatch):
+    # on this fixture L-BFGS meets a singular matrix and BFGS does not converge: both are named as
+    # failed, in the order tried, before Powell's fit
+    from pathlib import Path
+
+    summary = pd.read_csv(Path(__file__).parent / "fixtures" / "mixedlm_singular.csv")
+    monkeypatch.setattr(stats, "MIXEDLM_OPTIMIZERS", ("lbfgs", "bfgs", "powell", "nm"))
+    row = _seed_variance_row(summary, ["a", "b", "c", "d"])
+    assert row["method"] == "MixedLM (REML): test_acc ~ factors + (1 | seed); fitted with powell (lbfgs, bfgs failed)"
+    assert 0 <= row["var_seed"] < 1e-9
+
+
+def test_tango_ci_at_confidence_one_is_the_whole_range_of_a_difference():
+    # a 100 % interval of a paired difference of proportions covers every D in [-1, 1], and no more
+    b, c = np.array([0, 3, 1, 7, 0]), np.array([0, 1, 4, 0, 7])
+    lo, hi = stats.tango_ci(b, c, 7, confidence=1.0)
+    assert list(lo) == [-1.0] * 5 and list(hi) == [1.0] * 5
+
+
+def test_skew_t_ci_at_a_skewness_term_of_exactly_one_billionth_is_the_closed_form_inversion():
+    # integers over 2**15 around 0.5: mean 0.5, sd, third moment and hence a = skewness / sqrt(n) are
+    # exact, a = -1e-9 to the last bit. Hall's closed-form inverse 3 / a (cbrt(1 + a (c - a / 6)) - 1)
+    # holds from |a| = 1e-9 up; only below that does its first-order expansion c - a / 6 stand in
+    # (which differs here in the 8th digit)
+    k = np.array([288, -287, 288, -289, 8205, -8205, 109, -109, 14, -14, 3, -3, 0, 0, 0, 0])
+    X = 0.5 + k / 2**15
+    n = len(X)
+    mean, sd = X.mean(), X.std(ddof=1)
+    a = ((X - mean) ** 3).mean() / sd**3 / np.sqrt(n)
+    assert a == -1e-9
+    q, se = sps.t.ppf(0.975, n - 1), sd / np.sqrt(n)
+
+    def closed_form(c):
+        return 3 / a * (np.cbrt(1 + a * (c - a / 6)) - 1)
+
+    lo, hi = stats.skew_t_ci(X)
+    assert (lo[0], hi[0]) == (mean - se * closed_form(q), mean - se * closed_form(-q))
+    assert (lo[0], hi[0]) != (mean - se * (q - a / 6), mean - se * (-q - a / 6))

@@ -208,13 +208,19 @@ def mde(sd: float, n: int, alpha: float = 0.05, power: float = POWER) -> float:
     return float((stats.t.ppf(1 - alpha / 2, df) + stats.t.ppf(power, df)) * sd / np.sqrt(n))
 
 
+def _sd(d: np.ndarray) -> float:
+    """The ddof-1 sd of ``d`` (n >= 2), exactly 0 when every value is equal: numpy's sd of equal
+    values is a rounding error above 0 where their mean is inexact (seven 0.1s: 1.5e-17)."""
+    return float(d.std(ddof=1)) if np.ptp(d) > 0 else 0.0
+
+
 def cohen_dz(d) -> float:
     """Paired effect size mean(d) / sd(d) (ddof 1); 0 when every difference is 0, NaN when the sd
     is 0 but the mean is not (or n < 2)."""
     d = np.asarray(d, dtype=float)
     if len(d) < 2:
         return float("nan")
-    mean, sd = d.mean(), d.std(ddof=1)
+    mean, sd = d.mean(), _sd(d)
     if sd > 0:
         return float(mean / sd)
     return 0.0 if mean == 0 else float("nan")
@@ -361,7 +367,7 @@ def anderson_ci(x, confidence: float = 0.95, bounds: tuple[float, float] = (0.0,
     of the extreme distributions inside the one-sided Kolmogorov-Smirnov band of the empirical CDF
     (alpha / 2 each side). Valid for any distribution on ``bounds`` and any n >= 1, also when every
     value is equal, at the price of width (5 seeds all at 1.0: [0.437, 1]). An infinite end of
-    ``bounds`` (a gradient slope) gives an infinite end of the interval.
+    ``bounds`` (a gradient slope) gives an infinite end of the interval; the other end stays finite.
 
     ``x``: one sample (n,) or many samples of one size (m, n); returns arrays of lo and hi."""
     x = np.sort(np.atleast_2d(np.asarray(x, dtype=float)), axis=1)
@@ -371,10 +377,15 @@ def anderson_ci(x, confidence: float = 0.95, bounds: tuple[float, float] = (0.0,
     edges = np.concatenate([np.full((m, 1), a), x, np.full((m, 1), b)], axis=1)
     widths = np.diff(edges, axis=1)  # widths[:, i]: where the empirical CDF is i / n
     frac = np.arange(n + 1) / n
-    with np.errstate(invalid="ignore"):  # an unbounded side has no bound: -inf / inf
-        lo = a + (widths * np.clip(1 - frac - d, 0, 1)).sum(axis=1) if np.isfinite(a) else np.full(m, -np.inf)
-        hi = b - (widths * np.clip(frac - d, 0, 1)).sum(axis=1) if np.isfinite(b) else np.full(m, np.inf)
+    lo = a + _band_area(widths, np.clip(1 - frac - d, 0, 1)) if np.isfinite(a) else np.full(m, -np.inf)
+    hi = b - _band_area(widths, np.clip(frac - d, 0, 1)) if np.isfinite(b) else np.full(m, np.inf)
     return lo, hi
+
+
+def _band_area(widths: np.ndarray, heights: np.ndarray) -> np.ndarray:
+    """Sum of widths * heights per row, over the steps of positive height only: the step at an
+    unbounded side is infinitely wide but of height 0 there, and adds nothing (not inf * 0 = NaN)."""
+    return (np.where(heights > 0, widths, 0.0) * heights).sum(axis=1)
 
 
 def skew_t_ci(X, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -728,7 +739,7 @@ def paired_comparisons(summary: pd.DataFrame, factors, cfg: dict | None = None, 
                 mean_diff=float(d.mean()) if n else float("nan"), ci_lo=lo, ci_hi=hi, ci_method=how,
                 effect_size=cohen_dz(d), test=test if n else "none", p_value=p if n else float("nan"),
                 min_p=reachable_p(n_nonzero) if n else float("nan"),
-                sd=float(d.std(ddof=1)) if n >= 2 else float("nan"), unmatched=unmatched,
+                sd=_sd(d) if n >= 2 else float("nan"), unmatched=unmatched,
             ))  # fmt: skip
     if not rows:
         return pd.DataFrame(columns=PAIRED_COLUMNS)
