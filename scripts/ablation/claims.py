@@ -198,11 +198,12 @@ def _units_paired(c, sub, factors, cfg) -> tuple[list[_Units], str]:
 
 def _slopes(runs: pd.DataFrame, grads: pd.DataFrame) -> pd.Series:
     """Least-squares slope of ln(grad_norm) on layer index, per run_id (runs with < 2 usable layers
-    -- positive, finite norms -- get none)."""
+    -- a positive, finite norm at a numeric layer index -- get none)."""
     g = grads[grads["run_id"].isin(runs["run_id"])]
     norm = pd.to_numeric(g["grad_norm"], errors="coerce").to_numpy(dtype=float)
-    ok = np.isfinite(norm) & (norm > 0)
-    x = pd.to_numeric(g["layer"], errors="coerce").to_numpy(dtype=float)[ok]
+    layer = pd.to_numeric(g["layer"], errors="coerce").to_numpy(dtype=float)
+    ok = np.isfinite(norm) & (norm > 0) & np.isfinite(layer)
+    x = layer[ok]
     with np.errstate(divide="ignore"):
         y = np.log(norm[ok])
     frame = pd.DataFrame({"r": g["run_id"].to_numpy()[ok], "x": x, "y": y, "xx": x * x, "xy": x * y})
