@@ -29,3 +29,44 @@ def test_a_gradient_row_without_a_numeric_layer_is_left_out(bad_layer):
     assert slopes.drop(run).to_numpy() == pytest.approx(others.to_numpy(), abs=1e-12)
     v, row = verdict(GRAD, df, spoilt)
     assert v == "SUPPORTED" and row["n"] == 8 and "without a usable slope" not in row["detail"]
+
+
+# --------------------------------------------------------------------------- grad_trend at its boundaries
+
+
+def _unit(interval):
+    u = C._Units("cell", np.arange(2), np.zeros(2), 0.0, (-np.inf, np.inf))
+    u.interval = interval
+    return u
+
+
+def _trend_verdict(monkeypatch, growing, flat, flat_margin=0.25):
+    """grad_trend's verdict for one cell whose slope intervals are ``growing`` and ``flat``."""
+
+    def given_intervals(units, alpha):
+        lo, hi = (np.array([u.interval[i] for u in units], dtype=float) for i in (0, 1))
+        return lo, hi, np.full(len(units), "given", dtype=object)
+
+    monkeypatch.setattr(C, "_cis", given_intervals)
+    decide = C._decider("grad_trend", {"flat_margin": flat_margin}, [(_unit(growing), _unit(flat))])
+    return str(decide(0.05)[0])
+
+
+def test_grad_trend_a_growing_interval_that_reaches_zero_shows_no_growth(monkeypatch):
+    # SUPPORTED needs the growing slope's interval above 0: one starting at 0 is not, one ending at 0
+    # (no positive slope inside) contradicts growth
+    assert _trend_verdict(monkeypatch, (0.0, 1.0), (0.0, 0.0)) == "INCONCLUSIVE"
+    assert _trend_verdict(monkeypatch, (0.5, 1.0), (0.0, 0.0)) == "SUPPORTED"
+    assert _trend_verdict(monkeypatch, (-0.5, 0.0), (0.0, 0.0)) == "CONTRADICTED"
+    assert _trend_verdict(monkeypatch, (-0.5, 0.5), (0.0, 0.0)) == "INCONCLUSIVE"
+
+
+def test_grad_trend_a_flat_interval_touching_the_margin_is_not_outside_it(monkeypatch):
+    # the flat level's interval inside [-margin, margin], edges included, supports flatness; one
+    # touching an edge from outside is not entirely outside the band, so it contradicts nothing
+    for flat in ((-0.25, 0.25), (0.25, 0.25), (-0.25, -0.25)):
+        assert _trend_verdict(monkeypatch, (0.5, 1.0), flat) == "SUPPORTED", flat
+    for flat in ((0.25, 0.5), (-0.5, -0.25)):
+        assert _trend_verdict(monkeypatch, (0.5, 1.0), flat) == "INCONCLUSIVE", flat
+    for flat in ((0.375, 0.5), (-0.5, -0.375)):
+        assert _trend_verdict(monkeypatch, (0.5, 1.0), flat) == "CONTRADICTED", flat
