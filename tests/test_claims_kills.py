@@ -70,3 +70,38 @@ def test_grad_trend_a_flat_interval_touching_the_margin_is_not_outside_it(monkey
         assert _trend_verdict(monkeypatch, (0.5, 1.0), flat) == "INCONCLUSIVE", flat
     for flat in ((0.375, 0.5), (-0.5, -0.375)):
         assert _trend_verdict(monkeypatch, (0.5, 1.0), flat) == "CONTRADICTED", flat
+
+
+# --------------------------------------------------------------------------- a tie of the two p-values
+
+
+def test_a_tie_of_the_two_verdicts_p_values_decides_nothing():
+    # p_sup == p_con: both verdicts reached at the same alpha; neither may be reported
+    assert C._decided(0.01, 0.01, 1.0, 0.0, 0.05) == "INCONCLUSIVE"
+    assert C._decided(0.01, 0.02, 1.0, 0.0, 0.05) == "SUPPORTED"
+    assert C._decided(0.02, 0.01, 1.0, 0.0, 0.05) == "CONTRADICTED"
+    assert C._decided(0.05, 1.0, 1.0, 0.0, 0.05) == "SUPPORTED"  # at alpha exactly
+    assert C._decided(0.01, 1.0, 6.0, 0.0, 0.05) == "INCONCLUSIVE"  # Holm: 6 * 0.01 > alpha
+    assert C._decided(0.01, 1.0, 1.0, 0.06, 0.05) == "INCONCLUSIVE"  # a claim ranked before it failed
+    assert C._decided(1.0, 1.0, 1.0, 0.0, 0.05) == "INCONCLUSIVE"
+
+
+def _tied_claim_p(p):
+    """_claim_p as it would be for a claim whose two verdicts tie at ``p`` over five seeds."""
+
+    def claim_p(c, summary, init_grads, factors, cfg, seed, design=None):
+        return dict(p_sup=p, p_con=p, n=5, estimate=0.5, ci_lo=0.25, ci_hi=0.75, seeds=list(range(5)),
+                    cells=["cell: mean 0.5000"], desc="given", n_cells=1)  # fmt: skip
+
+    return claim_p
+
+
+def test_a_tie_is_inconclusive_and_the_detail_names_both_verdicts(monkeypatch):
+    monkeypatch.setattr(C, "_claim_p", _tied_claim_p(0.001))
+    v, row = verdict(claim("at_least", threshold=0.5), study(lambda cell, s: 0.9, seeds=range(5)))
+    assert v == "INCONCLUSIVE" and row["p_value"] == 0.001 and row["robustness"] == 1.0
+    assert row["detail"].startswith("p = 0.001 for SUPPORTED and CONTRADICTED alike, a tie that decides nothing")
+    # a tie at p = 1: neither verdict is reached at any alpha
+    monkeypatch.setattr(C, "_claim_p", _tied_claim_p(1.0))
+    v, row = verdict(claim("at_least", threshold=0.5), study(lambda cell, s: 0.9, seeds=range(5)))
+    assert v == "INCONCLUSIVE" and row["detail"].startswith("p = 1 (the rule decides at no alpha up to 0.5)")
