@@ -361,13 +361,23 @@ def _run_note(sub: pd.DataFrame, metric: str) -> str:
     return f"; {n_div} diverged run(s) counted {as_what}"
 
 
+def _direction(p_sup: float, p_con: float) -> str | None:
+    """The verdict with the smaller p; None at a tie (both verdicts reached at the same alpha, or
+    neither reached: p = 1), which points nowhere."""
+    if p_sup < p_con:
+        return "SUPPORTED"
+    if p_con < p_sup:
+        return "CONTRADICTED"
+    return None
+
+
 def _decided(p_sup: float, p_con: float, holm_factor: float, floor: float, alpha: float) -> str:
     """The verdict whose p, Holm-adjusted (times ``holm_factor``, at least ``floor``: the adjusted p
-    of the claims ranked before it), is at most alpha."""
-    p = min(p_sup, p_con)
-    if max(floor, holm_factor * p) <= alpha and p < 1.0:
-        return "SUPPORTED" if p_sup <= p_con else "CONTRADICTED"
-    return "INCONCLUSIVE"
+    of the claims ranked before it), is at most alpha; INCONCLUSIVE at a tie of the two p-values."""
+    direction = _direction(p_sup, p_con)
+    if direction is None or max(floor, holm_factor * min(p_sup, p_con)) > alpha:
+        return "INCONCLUSIVE"
+    return direction
 
 
 def evaluate_family(studies, cfg: dict | None = None, seed: int = 0, adaptive: dict | None = None) -> pd.DataFrame:
@@ -425,7 +435,7 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0, adaptive: d
         why = []
         if r["n"] < 2:
             why.append(f"INCONCLUSIVE: {r['n']} seed(s); an interval over seeds needs at least 2")
-        towards = "SUPPORTED" if r["p_sup"] <= r["p_con"] else "CONTRADICTED"
+        towards = _direction(r["p_sup"], r["p_con"]) or "SUPPORTED and CONTRADICTED alike, a tie that decides nothing"
         why.append((f"p = {p:.4g} for {towards} (the smallest alpha at which the rule gives it)" if p < 1 else
                     "p = 1 (the rule decides at no alpha up to 0.5)")
                    + f", Holm-adjusted over the {m} claim(s) of the config: {float(adjusted[i]):.4g} vs alpha {alpha:g}")  # fmt: skip
