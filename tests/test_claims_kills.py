@@ -105,3 +105,31 @@ def test_a_tie_is_inconclusive_and_the_detail_names_both_verdicts(monkeypatch):
     monkeypatch.setattr(C, "_claim_p", _tied_claim_p(1.0))
     v, row = verdict(claim("at_least", threshold=0.5), study(lambda cell, s: 0.9, seeds=range(5)))
     assert v == "INCONCLUSIVE" and row["detail"].startswith("p = 1 (the rule decides at no alpha up to 0.5)")
+
+
+# --------------------------------------------------------------------------- the cell a claim shows
+
+
+def test_a_claim_with_a_cell_without_seeds_shows_that_cell():
+    # grad_trend in each pos_enc cell, one seed: no usable slope in pos_enc=none (one layer per run),
+    # a falling slope in pos_enc=sinusoidal. The claim's n is 0, so the cell shown is the empty one,
+    # not the one-seed cell: its estimate would rest on a seed the claim's n does not count
+    df = study(lambda cell, s: 0.9, seeds=range(1))
+    g = grads(df, lambda run: -0.5)
+    g = g[(g["layer"] < 1) | (g["pos_enc"] == "sinusoidal")]
+    v, row = verdict(dict(GRAD, where={"pos_enc": ["none", "sinusoidal"]}), df, g)
+    assert (v, row["n"]) == ("INCONCLUSIVE", 0) and np.isnan(row["estimate"]) and np.isnan(row["ci_lo"])
+    assert "pos_enc=sinusoidal: mean -0.5000" in row["detail"]
+
+
+def test_a_claim_with_a_one_seed_cell_shows_the_lowest_such_cell():
+    # pos_enc=none: seeds 0-2 at 0.8; in each norm cell of pos_enc=sinusoidal only seed 0, at 0.9 and
+    # 0.85: the claim rests on one seed there, so a one-seed cell is shown, the lower one
+    df = study(lambda cell, s: 0.8 if cell["pos_enc"] == "none" else 0.85 + 0.05 * (cell["norm"] == "post"), seeds=range(3))
+    df = df[(df["pos_enc"] == "none") | (df["seed"] == 0)]
+    row = verdict(claim("at_least", threshold=0.5, where={"norm": "pre"}), df)[1]
+    assert row["n"] == 1 and row["estimate"] == pytest.approx(0.85, abs=1e-12)
+    row = verdict(claim("at_least", threshold=0.5, where={"norm": "post"}), df)[1]
+    assert row["n"] == 1 and row["estimate"] == pytest.approx(0.9, abs=1e-12)
+    row = verdict(claim("at_least", threshold=0.5), df)[1]
+    assert row["n"] == 1 and row["estimate"] == pytest.approx(0.85, abs=1e-12)
