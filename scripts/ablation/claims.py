@@ -346,11 +346,22 @@ def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, see
             flo, fhi, fhow = _cis([f for _, f in units], 1 - cfg["confidence"])
             for i, (_, f) in enumerate(units):
                 cells[i] += f"; flat level mean {_f(f.values.mean())} [{_f(flo[i])}, {_f(fhi[i])}] ({fhow[i]})"
-    binding = max(range(len(shown)), key=lambda i: (shown[i].n < 2, -shown[i].values.mean() if shown[i].n else 0))
-    b = shown[binding]
+    b = shown[_binding(shown)]
     lo, hi, _ = b.ci(1 - cfg["confidence"])
     return dict(p_sup=p_sup, p_con=p_con, n=n, estimate=float(b.values.mean()) if b.n else np.nan,
                 ci_lo=lo, ci_hi=hi, seeds=seeds, cells=cells, desc=desc, n_cells=len(units))  # fmt: skip
+
+
+def _binding(shown: list[_Units]) -> int:
+    """The cell whose numbers a claim shows. Where some cell has fewer than 2 seeds (the claim's n),
+    one with the fewest, so the estimate rests on the seeds n counts: the first without any seed, or
+    else the lowest of the one-seed cells; otherwise the cell with the lowest mean (the first of equals)."""
+    counts = [u.n for u in shown]
+    fewest = min(counts)
+    if fewest == 0:  # no mean to compare
+        return counts.index(0)
+    candidates = [i for i, u in enumerate(shown) if u.n == fewest or fewest >= 2]
+    return min(candidates, key=lambda i: shown[i].values.mean())
 
 
 def _run_note(sub: pd.DataFrame, metric: str) -> str:
