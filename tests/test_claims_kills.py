@@ -133,3 +133,14 @@ def test_a_claim_with_a_one_seed_cell_shows_the_lowest_such_cell():
     assert row["n"] == 1 and row["estimate"] == pytest.approx(0.9, abs=1e-12)
     row = verdict(claim("at_least", threshold=0.5), df)[1]
     assert row["n"] == 1 and row["estimate"] == pytest.approx(0.85, abs=1e-12)
+
+
+def test_a_run_left_with_one_numeric_layer_has_no_slope_and_the_detail_says_why():
+    df, g = _grad_study()
+    spoilt = g.astype({"layer": object})
+    run = df["run_id"][0]
+    spoilt.loc[(spoilt["run_id"] == run) & (spoilt["layer"] != 0), "layer"] = "n/a"
+    assert run not in C._slopes(df, spoilt).index
+    row = verdict(GRAD, df, spoilt)[1]
+    assert ("; 1 run(s) without a usable slope (< 2 numeric layer indices with a positive, finite norm) left out. "
+            in row["detail"])  # fmt: skip

@@ -227,7 +227,7 @@ def _units_grad(c, sub, factors, init_grads) -> tuple[list[tuple[_Units, _Units]
                                c["cells"], 0.0, (-np.inf, np.inf)))  # fmt: skip
     desc = f"per seed, mean least-squares slope of ln(grad_norm at step 0) on layer index ({_where_text(c['where'])})"
     if dropped:
-        desc += f"; {dropped} run(s) without a usable slope (< 2 layers with a positive, finite norm) left out"
+        desc += f"; {dropped} run(s) without a usable slope (< 2 numeric layer indices with a positive, finite norm) left out"
     return list(zip(*out)), desc
 
 
