@@ -198,11 +198,12 @@ def _units_paired(c, sub, factors, cfg) -> tuple[list[_Units], str]:
 
 def _slopes(runs: pd.DataFrame, grads: pd.DataFrame) -> pd.Series:
     """Least-squares slope of ln(grad_norm) on layer index, per run_id (runs with < 2 usable layers
-    -- positive, finite norms -- get none)."""
+    -- a positive, finite norm at a numeric layer index -- get none)."""
     g = grads[grads["run_id"].isin(runs["run_id"])]
     norm = pd.to_numeric(g["grad_norm"], errors="coerce").to_numpy(dtype=float)
-    ok = np.isfinite(norm) & (norm > 0)
-    x = pd.to_numeric(g["layer"], errors="coerce").to_numpy(dtype=float)[ok]
+    layer = pd.to_numeric(g["layer"], errors="coerce").to_numpy(dtype=float)
+    ok = np.isfinite(norm) & (norm > 0) & np.isfinite(layer)
+    x = layer[ok]
     with np.errstate(divide="ignore"):
         y = np.log(norm[ok])
     frame = pd.DataFrame({"r": g["run_id"].to_numpy()[ok], "x": x, "y": y, "xx": x * x, "xy": x * y})
@@ -226,7 +227,7 @@ def _units_grad(c, sub, factors, init_grads) -> tuple[list[tuple[_Units, _Units]
                                c["cells"], 0.0, (-np.inf, np.inf)))  # fmt: skip
     desc = f"per seed, mean least-squares slope of ln(grad_norm at step 0) on layer index ({_where_text(c['where'])})"
     if dropped:
-        desc += f"; {dropped} run(s) without a usable slope (< 2 layers with a positive, finite norm) left out"
+        desc += f"; {dropped} run(s) without a usable slope (< 2 numeric layer indices with a positive, finite norm) left out"
     return list(zip(*out)), desc
 
 
@@ -345,11 +346,22 @@ def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, see
             flo, fhi, fhow = _cis([f for _, f in units], 1 - cfg["confidence"])
             for i, (_, f) in enumerate(units):
                 cells[i] += f"; flat level mean {_f(f.values.mean())} [{_f(flo[i])}, {_f(fhi[i])}] ({fhow[i]})"
-    binding = max(range(len(shown)), key=lambda i: (shown[i].n < 2, -shown[i].values.mean() if shown[i].n else 0))
-    b = shown[binding]
+    b = shown[_binding(shown)]
     lo, hi, _ = b.ci(1 - cfg["confidence"])
     return dict(p_sup=p_sup, p_con=p_con, n=n, estimate=float(b.values.mean()) if b.n else np.nan,
                 ci_lo=lo, ci_hi=hi, seeds=seeds, cells=cells, desc=desc, n_cells=len(units))  # fmt: skip
+
+
+def _binding(shown: list[_Units]) -> int:
+    """The cell whose numbers a claim shows. Where some cell has fewer than 2 seeds (the claim's n),
+    one with the fewest, so the estimate rests on the seeds n counts: the first without any seed, or
+    else the lowest of the one-seed cells; otherwise the cell with the lowest mean (the first of equals)."""
+    counts = [u.n for u in shown]
+    fewest = min(counts)
+    if fewest == 0:  # no mean to compare
+        return counts.index(0)
+    candidates = [i for i, u in enumerate(shown) if u.n == fewest or fewest >= 2]
+    return min(candidates, key=lambda i: shown[i].values.mean())
 
 
 def _run_note(sub: pd.DataFrame, metric: str) -> str:
@@ -360,13 +372,23 @@ def _run_note(sub: pd.DataFrame, metric: str) -> str:
     return f"; {n_div} diverged run(s) counted {as_what}"
 
 
+def _direction(p_sup: float, p_con: float) -> str | None:
+    """The verdict with the smaller p; None at a tie (both verdicts reached at the same alpha, or
+    neither reached: p = 1), which points nowhere."""
+    if p_sup < p_con:
+        return "SUPPORTED"
+    if p_con < p_sup:
+        return "CONTRADICTED"
+    return None
+
+
 def _decided(p_sup: float, p_con: float, holm_factor: float, floor: float, alpha: float) -> str:
     """The verdict whose p, Holm-adjusted (times ``holm_factor``, at least ``floor``: the adjusted p
-    of the claims ranked before it), is at most alpha."""
-    p = min(p_sup, p_con)
-    if max(floor, holm_factor * p) <= alpha and p < 1.0:
-        return "SUPPORTED" if p_sup <= p_con else "CONTRADICTED"
-    return "INCONCLUSIVE"
+    of the claims ranked before it), is at most alpha; INCONCLUSIVE at a tie of the two p-values."""
+    direction = _direction(p_sup, p_con)
+    if direction is None or max(floor, holm_factor * min(p_sup, p_con)) > alpha:
+        return "INCONCLUSIVE"
+    return direction
 
 
 def evaluate_family(studies, cfg: dict | None = None, seed: int = 0, adaptive: dict | None = None) -> pd.DataFrame:
@@ -424,7 +446,7 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0, adaptive: d
         why = []
         if r["n"] < 2:
             why.append(f"INCONCLUSIVE: {r['n']} seed(s); an interval over seeds needs at least 2")
-        towards = "SUPPORTED" if r["p_sup"] <= r["p_con"] else "CONTRADICTED"
+        towards = _direction(r["p_sup"], r["p_con"]) or "SUPPORTED and CONTRADICTED alike, a tie that decides nothing"
         why.append((f"p = {p:.4g} for {towards} (the smallest alpha at which the rule gives it)" if p < 1 else
                     "p = 1 (the rule decides at no alpha up to 0.5)")
                    + f", Holm-adjusted over the {m} claim(s) of the config: {float(adjusted[i]):.4g} vs alpha {alpha:g}")  # fmt: skip
