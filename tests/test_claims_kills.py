@@ -4,6 +4,7 @@ between the two verdicts' p-values, cells without seeds, and gradient rows witho
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from test_claims import CFG, FACTORS, GRAD, _grad_study, _slope, claim, grads, study, verdict
 
@@ -144,3 +145,14 @@ def test_a_run_left_with_one_numeric_layer_has_no_slope_and_the_detail_says_why(
     row = verdict(GRAD, df, spoilt)[1]
     assert ("; 1 run(s) without a usable slope (< 2 numeric layer indices with a positive, finite norm) left out. "
             in row["detail"])  # fmt: skip
+
+
+def test_seed_means_over_unequal_numbers_of_cells_keep_their_exact_values():
+    # a seed mean of k values on a grid of `step` lies on step / k; seeds averaging 2 and 3 cells
+    # share the grid step / 6, and rounding both to step / 3 moved the two-cell mean
+    step = 1 / 300
+    sub = pd.DataFrame({"seed": [0, 0, 1, 1, 1], "cell": ["a", "b", "a", "b", "c"]})
+    values = np.array([0, 1, 1, 1, 1]) * step  # seed 0: mean step / 2; seed 1: mean step
+    (units,) = C._cell_units(sub, values, [], "average", step, (0.0, 1.0))
+    assert units.values.tolist() == pytest.approx([step / 2, step], abs=1e-15)
+    assert units.step == pytest.approx(step / 6)

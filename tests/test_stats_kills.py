@@ -539,3 +539,12 @@ def test_skew_t_ci_at_a_skewness_term_of_exactly_one_billionth_is_the_closed_for
     lo, hi = stats.skew_t_ci(X)
     assert (lo[0], hi[0]) == (mean - se * closed_form(q), mean - se * closed_form(-q))
     assert (lo[0], hi[0]) != (mean - se * (q - a / 6), mean - se * (-q - a / 6))
+
+
+def test_resolution_of_accuracies_over_unequal_test_sets_is_one_over_their_lcm():
+    # 181/200 - 2/300 is a multiple of 1/600, not of 1/300: every accuracy stays on the grid
+    summary = pd.DataFrame({"test_total": [200, 300, 300], "test_correct": [181, 150, 2]})
+    step = stats.resolution(summary, "test_acc")
+    assert step == pytest.approx(1 / 600)
+    accuracies = np.array([181 / 200, 150 / 300, 2 / 300])
+    assert stats.quantize(accuracies, step).tolist() == pytest.approx(accuracies.tolist(), abs=1e-15)

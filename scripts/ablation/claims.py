@@ -158,6 +158,12 @@ class _Units:
         return stats.mean_ci(self.values, 1 - alpha, self.bounds, self.step)
 
 
+def _mean_grid(step: float, counts: np.ndarray) -> float:
+    """The grid of seed means of values on a ``step`` grid: a mean of k of them is a multiple of
+    step / k, so means over different numbers of values share the grid step / lcm(k)."""
+    return step / int(np.lcm.reduce(np.maximum(counts, 1).astype(np.int64), initial=1))
+
+
 def _cell_units(sub: pd.DataFrame, values: np.ndarray, strata: list[str], how: str, step: float, bounds) -> list[_Units]:
     """Seed means of ``values``: per stratum (cells='every') or averaged over strata within each seed
     (cells='average')."""
@@ -166,13 +172,15 @@ def _cell_units(sub: pd.DataFrame, values: np.ndarray, strata: list[str], how: s
     if how == "average" or not strata:
         s, v, k = stats.seed_means(seeds, values)
         label = "mean over " + (f"{len(sub.groupby(strata)) if strata else 1} cell(s)")
-        return [_Units(label, s, stats.quantize(v, step / max(1, k.max(initial=1))), step / max(1, k.max(initial=1)), bounds)]
+        grid = _mean_grid(step, k)
+        return [_Units(label, s, stats.quantize(v, grid), grid, bounds)]
     out = []
     for key, idx in sub.groupby(strata, sort=True).indices.items():
         key = key if isinstance(key, tuple) else (key,)
         s, v, k = stats.seed_means(seeds[idx], values[idx])
         label = ", ".join(f"{f}={x}" for f, x in zip(strata, key))
-        out.append(_Units(label, s, stats.quantize(v, step / k.max(initial=1)), step / k.max(initial=1), bounds))
+        grid = _mean_grid(step, k)
+        out.append(_Units(label, s, stats.quantize(v, grid), grid, bounds))
     return out
 
 

@@ -331,7 +331,8 @@ EXACT_SIGN_FLIP_MAX_N = 16
 
 
 def resolution(summary: pd.DataFrame, metric: str = "test_acc") -> float:
-    """The smallest step of ``metric`` between two runs: 1 / test_total for test_acc (0 when the
+    """The smallest step of ``metric`` between two runs: for test_acc 1 / the least common multiple of
+    the runs' test_total (k / n over test sets of unequal sizes differ by multiples of it; 0 when the
     counts are missing), 1 for converged, 0 (unknown) for final_train_acc. Differences smaller than
     half a step are ties (float noise of k / n), and a difference below half a step is a zero."""
     if metric == "converged":
@@ -339,7 +340,7 @@ def resolution(summary: pd.DataFrame, metric: str = "test_acc") -> float:
     if metric == "test_acc":
         total = _num(summary, "test_total")
         total = total[np.isfinite(total) & (total > 0)]
-        return float(1.0 / total.max()) if len(total) else 0.0
+        return float(1.0 / np.lcm.reduce(np.rint(total).astype(np.int64))) if len(total) else 0.0
     return 0.0
 
 
