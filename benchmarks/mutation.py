@@ -458,6 +458,25 @@ def git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
 
 
+# A conftest.py for the scratch folder's root (mutmut copies it into mutants/, where the tests run):
+# a mutant's selected tests run fastest first, by the durations mutmut recorded on the unmutated code,
+# so that pytest's -x (mutmut's) stops at the first failing test as soon as it can. The tests and
+# their verdicts are the same; only their order changes (mutmut passes them as an unordered set).
+ORDER_HOOK = """\
+import json
+from pathlib import Path
+
+_DURATIONS = {}
+
+
+def pytest_collection_modifyitems(config, items):
+    stats = Path(__file__).with_name("mutmut-stats.json")
+    if not _DURATIONS and stats.exists():  # read once, when mutmut has written it
+        _DURATIONS.update(json.loads(stats.read_text())["duration_by_test"])
+    items.sort(key=lambda item: _DURATIONS.get(item.nodeid, float("inf")))
+"""
+
+
 def scratch(name: str, spec: dict) -> Path:
     """A fresh folder laid out for mutmut: src/ablation (the package), tests/, config/, workflow/."""
     folder = WORK / name
@@ -468,12 +487,13 @@ def scratch(name: str, spec: dict) -> Path:
     for sub in ("tests", "config", "workflow"):
         shutil.copytree(REPO / sub, folder / sub, ignore=shutil.ignore_patterns("__pycache__", "artifacts"))
     shutil.copy2(REPO / "environment.yml", folder / "environment.yml")
+    (folder / "conftest.py").write_text(ORDER_HOOK)
     selection = [*spec["tests"]] + (["-k", f"not {spec['deselect']}"] if spec.get("deselect") else [])
     cfg = configparser.ConfigParser()
     cfg["mutmut"] = {
         "source_paths": "src",
         "only_mutate": f"src/ablation/{name}.py",
-        "also_copy": "\nconfig\nworkflow\nenvironment.yml",
+        "also_copy": "\nconfig\nworkflow\nenvironment.yml\nconftest.py",
         "pytest_add_cli_args_test_selection": "\n" + "\n".join(selection),
         "pytest_add_cli_args": "\n-p\nno:cacheprovider\n-q",
         # torch in the test process: fork each mutant's worker from a clean server (mutmut's advice)
@@ -513,6 +533,7 @@ def carry_on(name: str, children: int, survivors_only: bool = False) -> dict:
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(REPO / "tests", dest, ignore=shutil.ignore_patterns("__pycache__", "artifacts"))
     (folder / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)  # which tests reach what: collect anew
+    (folder / "mutants" / "conftest.py").write_text(ORDER_HOOK)
     state = json.loads(meta.read_text())
     survivors = [m for m, code in state["exit_code_by_key"].items() if code in (0, 33)]  # survived, no tests
     for mutant in survivors:
@@ -588,7 +609,9 @@ def render(data: dict) -> str:
         "",
         "The tool is mutmut (pinned in requirements.txt) rather than cosmic-ray: mutmut forks each mutant's test",
         "run from a process that has imported torch and the tests already, and runs only the tests that reach",
-        "the mutated function; cosmic-ray starts the whole test command afresh for every mutant.",
+        "the mutated function; cosmic-ray starts the whole test command afresh for every mutant. A mutant's tests",
+        "run fastest first (by the durations mutmut recorded on the unmutated code), so that mutmut's `pytest -x`",
+        "stops at the first failing test as soon as it can; the order changes no status.",
         "",
         "| module | tests | commit | killed | survived | timeout | no tests | equivalent | score | score, equivalents aside | goal | minutes |",
         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",

@@ -1,5 +1,5 @@
 """The small measuring scripts beside the harness: compare.py, profile_step.py, gpu_check.py, batched_probe.py,
-attention_kernels.py."""
+attention_kernels.py, and the mutation harness's test order."""
 
 import importlib.util
 import json
@@ -116,3 +116,23 @@ def test_attention_kernels_compute_the_same_attention():
                 reference = result
             for got, want in zip(result, reference):
                 torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_mutation_runs_a_mutants_tests_fastest_first_and_unrecorded_ones_last(tmp_path):
+    # mutmut stops at a mutant's first failing test (-x): the harness's conftest orders the tests by the
+    # durations mutmut recorded, so the cheapest kill comes first; the order is all it changes
+    spec = importlib.util.spec_from_file_location("mutation", BENCH / "mutation.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    (tmp_path / "conftest.py").write_text(module.ORDER_HOOK)
+    (tmp_path / "test_some.py").write_text("".join(f"def test_{n}():\n    pass\n\n\n" for n in "abcd"))
+    collect = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "test_some.py"]
+
+    def order():
+        out = subprocess.run(collect, cwd=tmp_path, capture_output=True, text=True, timeout=120).stdout
+        return [ln.split("::")[1] for ln in out.splitlines() if "::" in ln]
+
+    assert order() == ["test_a", "test_b", "test_c", "test_d"]  # nothing recorded yet: as written
+    durations = {"test_some.py::test_a": 3.0, "test_some.py::test_b": 0.5, "test_some.py::test_d": 1.0}
+    (tmp_path / "mutmut-stats.json").write_text(json.dumps({"duration_by_test": durations}))
+    assert order() == ["test_b", "test_d", "test_a", "test_c"]
