@@ -517,11 +517,15 @@ def test_main_prints_the_two_tables_of_its_arguments():
     assert text == expected_output(12, 3, 2, 7, 0.1, 5)
 
 
-def test_main_help_says_what_it_simulates():
+def test_main_help_says_what_it_simulates_and_refuses_non_integers():
     out = io.StringIO()
     with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
         Q.main(["--help"])
-    assert "Simulated wrong-verdict rates under each claim kind's boundary null." in " ".join(out.getvalue().split())
+    paragraphs = [" ".join(p.split()) for p in out.getvalue().split("\n\n")]
+    assert "Simulated wrong-verdict rates under each claim kind's boundary null." in paragraphs
+    # the seed is an integer: text that numpy's seeding would read otherwise is refused up front
+    with contextlib.redirect_stderr(io.StringIO()), pytest.raises(SystemExit):
+        Q.main(["--n-sims", "2", "--max-seeds", "10", "--seed", "0x10"])
 
 
 def test_main_defaults_are_simulate_and_power_defaults():
