@@ -501,7 +501,8 @@ def pytest_collection_modifyitems(config, items):
 
 
 def scratch(name: str, spec: dict) -> Path:
-    """A fresh folder laid out for mutmut: src/ablation (the package), tests/, config/, workflow/."""
+    """A fresh folder laid out for mutmut: src/ablation (the package), tests/, config/, workflow/,
+    the files of benchmarks/."""
     folder = WORK / name
     shutil.rmtree(folder, ignore_errors=True)
     (folder / "src").mkdir(parents=True)
@@ -510,13 +511,17 @@ def scratch(name: str, spec: dict) -> Path:
     for sub in ("tests", "config", "workflow"):
         shutil.copytree(REPO / sub, folder / sub, ignore=shutil.ignore_patterns("__pycache__", "artifacts"))
     shutil.copy2(REPO / "environment.yml", folder / "environment.yml")
+    (folder / "benchmarks").mkdir()
+    for path in (REPO / "benchmarks").iterdir():  # tests import scripts (test_variants: naive.py, naive.yaml)
+        if path.is_file():
+            shutil.copy2(path, folder / "benchmarks" / path.name)
     (folder / "conftest.py").write_text(ORDER_HOOK)
     selection = [*spec["tests"]] + (["-k", f"not {spec['deselect']}"] if spec.get("deselect") else [])
     cfg = configparser.ConfigParser()
     cfg["mutmut"] = {
         "source_paths": "src",
         "only_mutate": f"src/ablation/{name}.py",
-        "also_copy": "\nconfig\nworkflow\nenvironment.yml\nconftest.py",
+        "also_copy": "\nconfig\nworkflow\nenvironment.yml\nconftest.py\nbenchmarks",
         "pytest_add_cli_args_test_selection": "\n" + "\n".join(selection),
         "pytest_add_cli_args": "\n-p\nno:cacheprovider\n-q",
         # torch in the test process: fork each mutant's worker from a clean server (mutmut's advice)
