@@ -500,6 +500,23 @@ def pytest_collection_modifyitems(config, items):
 """
 
 
+def write_setup(folder: Path, name: str, spec: dict) -> None:
+    """mutmut's setup.cfg: the module to mutate and the tests that judge it (``spec``)."""
+    selection = [*spec["tests"]] + (["-k", f"not {spec['deselect']}"] if spec.get("deselect") else [])
+    cfg = configparser.ConfigParser()
+    cfg["mutmut"] = {
+        "source_paths": "src",
+        "only_mutate": f"src/ablation/{name}.py",
+        "also_copy": "\nconfig\nworkflow\nenvironment.yml\nconftest.py\nbenchmarks",
+        "pytest_add_cli_args_test_selection": "\n" + "\n".join(selection),
+        "pytest_add_cli_args": "\n-p\nno:cacheprovider\n-q",
+        # torch in the test process: fork each mutant's worker from a clean server (mutmut's advice)
+        "process_isolation": "forkserver",
+    }
+    with open(folder / "setup.cfg", "w") as fh:
+        cfg.write(fh)
+
+
 def scratch(name: str, spec: dict) -> Path:
     """A fresh folder laid out for mutmut: src/ablation (the package), tests/, config/, workflow/,
     the files of benchmarks/."""
@@ -516,19 +533,7 @@ def scratch(name: str, spec: dict) -> Path:
         if path.is_file():
             shutil.copy2(path, folder / "benchmarks" / path.name)
     (folder / "conftest.py").write_text(ORDER_HOOK)
-    selection = [*spec["tests"]] + (["-k", f"not {spec['deselect']}"] if spec.get("deselect") else [])
-    cfg = configparser.ConfigParser()
-    cfg["mutmut"] = {
-        "source_paths": "src",
-        "only_mutate": f"src/ablation/{name}.py",
-        "also_copy": "\nconfig\nworkflow\nenvironment.yml\nconftest.py\nbenchmarks",
-        "pytest_add_cli_args_test_selection": "\n" + "\n".join(selection),
-        "pytest_add_cli_args": "\n-p\nno:cacheprovider\n-q",
-        # torch in the test process: fork each mutant's worker from a clean server (mutmut's advice)
-        "process_isolation": "forkserver",
-    }
-    with open(folder / "setup.cfg", "w") as fh:
-        cfg.write(fh)
+    write_setup(folder, name, spec)
     return folder
 
 
@@ -562,6 +567,7 @@ def carry_on(name: str, children: int, survivors_only: bool = False) -> dict:
         shutil.copytree(REPO / "tests", dest, ignore=shutil.ignore_patterns("__pycache__", "artifacts"))
     (folder / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)  # which tests reach what: collect anew
     (folder / "mutants" / "conftest.py").write_text(ORDER_HOOK)
+    write_setup(folder, name, MODULES[name])  # the module's tests as declared now
     state = json.loads(meta.read_text())
     survivors = [m for m, code in state["exit_code_by_key"].items() if code in (0, 33)]  # survived, no tests
     for mutant in survivors:
