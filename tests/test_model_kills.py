@@ -93,11 +93,16 @@ def test_learned_encoding_adds_its_table_row_by_position():
 
 
 def test_learned_encoding_builds_its_positions_on_the_input_device():
-    """The positions live where the input does: on the meta device (no data, no GPU needed) a
-    table and input there work only with positions made there too."""
-    learned = POSITIONAL_ENCODINGS["learned"](8, 4, 2).to("meta")
-    out = learned(torch.empty(3, 5, 4, device="meta"))
-    assert out.device.type == "meta" and out.shape == (3, 5, 4)
+    """The positions live where the input does, whatever torch's default device: under a default
+    device of "meta" (as torch.set_default_device would set it) a CPU model on a CPU input still adds
+    its table. Positions made on the default device do not index it."""
+    torch.manual_seed(0)
+    learned = POSITIONAL_ENCODINGS["learned"](8, 4, 2)
+    x = torch.randn(3, 5, 4)
+    expected = x + learned.table.weight[:5]
+    with torch.device("meta"):
+        out = learned(x)
+    assert torch.equal(out, expected)
 
 
 def test_every_positional_encoding_passes_its_arguments_up_the_class_chain():
