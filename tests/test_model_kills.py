@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 
 from ablation.model import (
-    ATTENTION_MASKS, NORMS, POSITIONAL_ENCODINGS, EncoderBlock, NoPositionalEncoding, _registrar,
-    reference_encoding, sinusoidal_encoding,
+    ATTENTION_MASKS, NORMS, POSITIONAL_ENCODINGS, EncoderBlock, NoPositionalEncoding, OrderClassifier,
+    TinyAttnClassifier, _registrar, reference_encoding, sinusoidal_encoding,
 )  # fmt: skip
 
 
@@ -176,3 +176,38 @@ def test_each_norm_placement_hands_position_and_mask_to_the_attention(norm, pos_
         out = block(x, position, mask)
         assert torch.allclose(out, expected, atol=1e-6)
         assert (out - block(x, None, mask)).abs().max() > 1e-3  # the encoding does change the block
+
+
+def _classifier(kind: str, **kw):
+    """A small classifier of either kind; keyword arguments override its settings."""
+    if kind == "encoder":
+        args = dict(d_model=8, heads=2, depth=1, ff=16, norm="post", head_hidden=8, seq_len=5, pos_enc="none")
+        args.update(kw)
+        return OrderClassifier(**args)
+    args = dict(d_model=8, heads=2, head_hidden=8, seq_len=5, pos_enc="none")
+    args.update(kw)
+    return TinyAttnClassifier(**args)
+
+
+@pytest.mark.parametrize("kind", ["encoder", "attention_only"])
+def test_classifiers_default_to_bidirectional_attention_without_dropout(kind):
+    torch.manual_seed(0)
+    model = _classifier(kind).train()  # training mode: dropout, if any, would act
+    assert type(model.mask) is ATTENTION_MASKS["bidirectional"]
+    x = torch.randn(4, 5, 8)
+    assert torch.equal(model(x), model(x)) and torch.equal(model(x), model.eval()(x))
+
+
+@pytest.mark.parametrize("kind", ["encoder", "attention_only"])
+@pytest.mark.parametrize("setting,registry", [("pos_enc", POSITIONAL_ENCODINGS), ("attn_mask", ATTENTION_MASKS)])
+def test_classifiers_name_the_setting_of_an_unknown_variant(kind, setting, registry):
+    with pytest.raises(ValueError) as err:
+        _classifier(kind, **{setting: "sideways"})
+    assert str(err.value) == f"{setting} must be one of {', '.join(registry)}; got 'sideways'"
+
+
+def test_the_encoder_classifier_names_an_unknown_norm_even_without_blocks():
+    """With depth 0 no block looks the placement up: the final-norm decision does, and says so."""
+    with pytest.raises(ValueError) as err:
+        _classifier("encoder", depth=0, norm="sideways")
+    assert str(err.value) == f"norm must be one of {', '.join(NORMS)}; got 'sideways'"
