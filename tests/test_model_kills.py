@@ -199,6 +199,15 @@ def test_classifiers_default_to_bidirectional_attention_without_dropout(kind):
 
 
 @pytest.mark.parametrize("kind", ["encoder", "attention_only"])
+def test_classifiers_pass_dropout_to_their_attention(kind):
+    """dropout drops attention weights while training, in the attention-only model's one layer too."""
+    torch.manual_seed(0)
+    model = _classifier(kind, dropout=0.5).train()
+    x = torch.randn(4, 5, 8)
+    assert not torch.equal(model(x), model.eval()(x))
+
+
+@pytest.mark.parametrize("kind", ["encoder", "attention_only"])
 @pytest.mark.parametrize("setting,registry", [("pos_enc", POSITIONAL_ENCODINGS), ("attn_mask", ATTENTION_MASKS)])
 def test_classifiers_name_the_setting_of_an_unknown_variant(kind, setting, registry):
     with pytest.raises(ValueError) as err:
