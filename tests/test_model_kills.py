@@ -220,3 +220,13 @@ def test_the_encoder_classifier_names_an_unknown_norm_even_without_blocks():
     with pytest.raises(ValueError) as err:
         _classifier("encoder", depth=0, norm="sideways")
     assert str(err.value) == f"norm must be one of {', '.join(NORMS)}; got 'sideways'"
+
+
+@pytest.mark.parametrize("norm", list(NORMS))
+def test_an_encoder_block_drops_attention_weights_too(norm):
+    """As in nn.TransformerEncoderLayer, dropout acts inside the attention (on its weights) as well
+    as on the two branches: the block's attention layer alone differs between training and eval."""
+    torch.manual_seed(0)
+    block = EncoderBlock(8, 2, 16, norm, dropout=0.5).train()
+    x = torch.randn(4, 5, 8)
+    assert not torch.equal(block.self_attn(x), block.self_attn.eval()(x))
