@@ -9,8 +9,9 @@ import torch.nn.functional as F
 
 from ablation.model import (
     ATTENTION_MASKS, NORMS, POSITIONAL_ENCODINGS, EncoderBlock, MultiHeadSelfAttention, NoPositionalEncoding,
-    OrderClassifier, TinyAttnClassifier, _registrar, reference_encoding, sinusoidal_encoding,
+    OrderClassifier, TinyAttnClassifier, _registrar, build_model, reference_encoding, sinusoidal_encoding,
 )  # fmt: skip
+from ablation.settings import Settings
 
 
 def _roformer_tables(T: int, d_head: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -250,3 +251,22 @@ def test_attention_moves_its_mask_to_the_input_device(pos_enc):
     position = POSITIONAL_ENCODINGS[pos_enc](5, 8, 2).to("meta")
     out = attn(torch.empty(3, 5, 8, device="meta"), position, ATTENTION_MASKS["causal"]())
     assert out.device.type == "meta" and out.shape == (3, 5, 8)
+
+
+def test_alibi_attention_on_a_shorter_input_uses_the_tables_top_left_corner():
+    """A sequence shorter than seq_len gets the bias of its own length: the same attention as with a
+    table built for that length."""
+    torch.manual_seed(0)
+    attn = MultiHeadSelfAttention(8, 2)
+    x = torch.randn(3, 5, 8)
+    long, exact = POSITIONAL_ENCODINGS["alibi"](7, 8, 2), POSITIONAL_ENCODINGS["alibi"](5, 8, 2)
+    assert torch.equal(attn(x, long), attn(x, exact))
+
+
+@pytest.mark.parametrize("arch", ["encoder", "attention_only"])
+def test_build_model_passes_dropout_on(arch):
+    s = Settings(arch=arch, dropout=0.5)
+    torch.manual_seed(0)
+    model = build_model(s).train()
+    x = torch.randn(4, s.seq_len, s.d_model)
+    assert not torch.equal(model(x), model.eval()(x))
