@@ -40,7 +40,7 @@ MODULES: dict[str, dict] = {
     "io": {"tests": ["tests/test_io.py"]},
     "data": {"tests": ["tests/test_data.py", "tests/test_mutation_kills.py"]},
     "model": {"tests": ["tests/test_model.py", "tests/test_variants.py", "tests/test_checks.py",
-                        "tests/test_mutation_kills.py"]},
+                        "tests/test_mutation_kills.py", "tests/test_model_kills.py"]},
     "config": {"tests": ["tests/test_config_validation.py"], "deselect": "snakemake"},
     "stats": {"tests": ["tests/test_stats.py", "tests/test_holm_tables.py", "tests/test_stats_simulation.py",
                         "tests/test_stats_kills.py"], "deselect": "ten_thousand"},
@@ -58,7 +58,6 @@ _MODE_W = "atomic_open's default mode is 'w'"
 _NEWLINE = "on POSIX, text files write '\\n' as '\\n' whatever `newline` says (os.linesep)"
 _FLOAT64_ONCE = "the sines and cosines are still computed in float64 and rounded once to float32 (on assignment, not by .float())"
 _INT_POSITIONS = "integer positions divided by the float64 frequencies give the same float64 angles"
-_EPS = "F.layer_norm's default eps is 1e-5, the eps of every LayerNorm of the model"
 _ROOT = "_fill_defaults only passes `root` on to itself: nothing reads it"
 _PROPERTIES = "_fill_defaults is only called with schemas that have `properties`"
 _RESET_INDEX = "keys has a RangeIndex: drop=False adds an 'index' column that the final column selection leaves out"
@@ -430,14 +429,18 @@ EQUIVALENT: dict[str, str] = {
     "ablation.io.x_write_dataframe__mutmut_15": "pandas reads index=None as false: no index column either way",
     "ablation.io.x_write_dataframe__mutmut_16": "pandas then ends lines with os.linesep, '\\n' on POSIX",
     "ablation.io.x_write_dataframe__mutmut_19": "pandas then ends lines with os.linesep, '\\n' on POSIX",
-    "ablation.model.x__mlp_head__mutmut_2": "the forward pass applies F.relu itself; the head's ReLU module is never called",
     "ablation.model.x_sinusoidal_encoding__mutmut_23": _FLOAT64_ONCE,
     "ablation.model.x_sinusoidal_encoding__mutmut_26": _FLOAT64_ONCE,
     "ablation.model.x_sinusoidal_encoding__mutmut_4": _INT_POSITIONS,
     "ablation.model.x_sinusoidal_encoding__mutmut_6": _INT_POSITIONS,
-    "ablation.model.xǁEncoderBlockǁ_ln__mutmut_10": _EPS,
-    "ablation.model.xǁOrderClassifierǁforward__mutmut_17": _EPS,
-    "ablation.model.xǁ_Classifierǁ_pool_and_classify__mutmut_20": "the logits are [B, 1]: squeeze(1) and squeeze(-1) name the same dimension",
+    "ablation.model.xǁRotaryǁ__init____mutmut_13": "d_head is even (checked just above), so d_head / 2 is a whole float: torch.arange(half, dtype=float64) and the division by half give the same float64 values",
+    "ablation.model.xǁRotaryǁ__init____mutmut_28": "integer positions times the float64 frequencies promote to the same float64 angles (positions below 2^53 are exact)",
+    "ablation.model.xǁRotaryǁ__init____mutmut_30": "integer positions times the float64 frequencies promote to the same float64 angles (positions below 2^53 are exact)",
+    "ablation.model.xǁRotaryǁ__init____mutmut_34": "register_buffer tests `if persistent:`; None, like False, adds the buffer to the non-persistent set",
+    "ablation.model.xǁRotaryǁ__init____mutmut_49": "register_buffer tests `if persistent:`; None, like False, adds the buffer to the non-persistent set",
+    "ablation.model.xǁALiBiǁ__init____mutmut_31": "register_buffer tests `if persistent:`; None, like False, adds the buffer to the non-persistent set",
+    "ablation.model.xǁOrderClassifierǁforward__mutmut_17": "the head's logits are [B, 1]: squeeze(+1) and squeeze(-1) name the same dimension",
+    "ablation.model.xǁTinyAttnClassifierǁforward__mutmut_15": "the head's logits are [B, 1]: squeeze(+1) and squeeze(-1) name the same dimension",
     "ablation.config.x_load_yaml__mutmut_16": _UTF8,
     "ablation.config.x_load_yaml__mutmut_12": _LOCALE_UTF8,
     "ablation.config.x_load_yaml__mutmut_14": _LOCALE_UTF8,
