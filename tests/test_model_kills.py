@@ -233,20 +233,12 @@ def test_an_encoder_block_drops_attention_weights_too(norm):
     assert not torch.equal(block.self_attn(x), block.self_attn.eval()(x))
 
 
-ALIBI_CAUSAL_BUG = (
-    "BUG (reported, not fixed here): MultiHeadSelfAttention adds ALiBi's table (on the model's device) to "
-    "the cached causal mask (on the CPU) before moving the sum to the input's device: on a GPU (or meta) "
-    "alibi + causal raises 'Tensor on device cpu is not on the expected device'"
-)
-
-
-@pytest.mark.parametrize(
-    "pos_enc", ["none", pytest.param("alibi", marks=pytest.mark.xfail(reason=ALIBI_CAUSAL_BUG, strict=True))]
-)
+@pytest.mark.parametrize("pos_enc", list(POSITIONAL_ENCODINGS))
 def test_attention_moves_its_mask_to_the_input_device(pos_enc):
     """The causal mask is built once on the CPU and cached; attention moves the logits' bias to the
     input's device. On the meta device (shapes only, no GPU needed) a layer would otherwise mix a
-    CPU mask with meta queries and fail."""
+    CPU mask with meta queries and fail: ALiBi's table (on the model's device) plus the CPU mask did,
+    before the mask was moved first."""
     attn = MultiHeadSelfAttention(8, 2).to("meta")
     position = POSITIONAL_ENCODINGS[pos_enc](5, 8, 2).to("meta")
     out = attn(torch.empty(3, 5, 8, device="meta"), position, ATTENTION_MASKS["causal"]())

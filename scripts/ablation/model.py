@@ -268,7 +268,7 @@ class MultiHeadSelfAttention(nn.Module):
             bias = position.bias(T)
         blocked = mask(T) if mask is not None else None  # [T, T]: -inf where a query may not look
         if blocked is not None:
-            bias = blocked if bias is None else bias + blocked
+            bias = blocked if bias is None else bias + blocked.to(bias.device)  # the mask is cached on the CPU
         if bias is not None:
             bias = bias.to(device=x.device, dtype=q.dtype)
         p = self.dropout if self.training else 0.0
