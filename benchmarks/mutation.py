@@ -667,7 +667,7 @@ def render(data: dict) -> str:
         mark = "" if s_eq is None else (" ✓" if s_eq >= goal else " ✗")
         lines.append(
             f"| {name} | {tests} | {row['commit']}{_partial(c)} | {c['killed']} | {c['survived']} | {c['timeout']} | {c['no tests']} "
-            f"| {eq} | {_pct(s)} | {_pct(s_eq)}{mark} | {goal:.0%} | {row['seconds'] / 60:.1f} |"
+            f"| {eq} | {_pct(s)} | {_pct(s_eq)}{mark} | {goal:.0%} | {row['seconds'] / 60:.1f}{_pass(row)} |"
         )
     if data.get("before"):
         lines += ["", "## Before", "",
@@ -695,6 +695,11 @@ def render(data: dict) -> str:
             lines.append(f"- `{mutant}` ({tag}): `{diff}`")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _pass(row: dict) -> str:
+    """A row carried on (``--carry-on``): its minutes are that pass's, after the run it carried on."""
+    return " (carry-on pass)" if row.get("carried_on") else ""
 
 
 def _pct(x: float | None) -> str:
