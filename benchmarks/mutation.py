@@ -20,6 +20,7 @@ import argparse
 import configparser
 import datetime
 import json
+import math
 import os
 import re
 import shutil
@@ -703,7 +704,8 @@ def _pass(row: dict) -> str:
 
 
 def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{x:.0%}"
+    """A share to one decimal, rounded down: a score short of every mutant never reads 100 %."""
+    return "-" if x is None else f"{math.floor(x * 1000) / 10:.1f}%"
 
 
 def main(argv: list[str] | None = None) -> int:
