@@ -75,8 +75,9 @@ bench: venv
 	$(BIN)/python benchmarks/run.py
 
 ## Mutation testing (mutmut) of the modules that decide results, against their unit tests: writes
-## benchmarks/mutation.md. Not part of `make test`; run it when those modules change. Some modules
-## only: make mutation MODULES="io data".
+## benchmarks/mutation.md. Not part of `make test`; run it when those modules change: it re-measures
+## the rows out of date (a file they depend on changed since). Some modules: make mutation MODULES="io data";
+## every module: make mutation MODULES=--all.
 .PHONY: mutation
 mutation: venv
 	nice $(BIN)/python benchmarks/mutation.py $(MODULES)

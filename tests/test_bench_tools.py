@@ -1,5 +1,5 @@
 """The small measuring scripts beside the harness: compare.py, profile_step.py, gpu_check.py, batched_probe.py,
-attention_kernels.py, and the mutation harness's test order."""
+attention_kernels.py, and the mutation harness's test order and out-of-date rows."""
 
 import importlib.util
 import json
@@ -118,12 +118,17 @@ def test_attention_kernels_compute_the_same_attention():
                 torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
 
 
-def test_mutation_runs_a_mutants_tests_fastest_first_and_unrecorded_ones_last(tmp_path):
-    # mutmut stops at a mutant's first failing test (-x): the harness's conftest orders the tests by the
-    # durations mutmut recorded, so the cheapest kill comes first; the order is all it changes
+def _mutation_harness():
     spec = importlib.util.spec_from_file_location("mutation", BENCH / "mutation.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_mutation_runs_a_mutants_tests_fastest_first_and_unrecorded_ones_last(tmp_path):
+    # mutmut stops at a mutant's first failing test (-x): the harness's conftest orders the tests by the
+    # durations mutmut recorded, so the cheapest kill comes first; the order is all it changes
+    module = _mutation_harness()
     (tmp_path / "conftest.py").write_text(module.ORDER_HOOK)
     (tmp_path / "test_some.py").write_text("".join(f"def test_{n}():\n    pass\n\n\n" for n in "abcd"))
     collect = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "test_some.py"]
@@ -136,3 +141,55 @@ def test_mutation_runs_a_mutants_tests_fastest_first_and_unrecorded_ones_last(tm
     durations = {"test_some.py::test_a": 3.0, "test_some.py::test_b": 0.5, "test_some.py::test_d": 1.0}
     (tmp_path / "mutmut-stats.json").write_text(json.dumps({"duration_by_test": durations}))
     assert order() == ["test_b", "test_d", "test_a", "test_c"]
+
+
+def test_mutation_reads_every_form_of_package_import(tmp_path):
+    module = _mutation_harness()
+    a, b, c, d, e, f = sorted(p.stem for p in module.PACKAGE.glob("*.py") if p.stem != "__init__")[:6]
+    source = tmp_path / "some.py"
+    source.write_text(f"from . import {a}\nfrom .{b} import x\nfrom ablation import {c} as C\n"
+                      f"from ablation.{d} import y\nimport ablation.{e}\nimport {f}\nfrom . import no_such_module\n")  # fmt: skip
+    assert module.package_imports(source) == {f"{n}.py" for n in (a, b, c, d, e)}  # not a bare `import f`
+
+
+def test_every_mutation_row_depends_on_its_module_tests_and_what_they_import():
+    module = _mutation_harness()
+    for name, spec in module.MODULES.items():
+        files = module.watched(name)
+        assert {f"scripts/ablation/{name}.py", *spec["tests"]} <= set(files)
+        for path in files:  # closed under import: nothing a watched file imports is missing
+            if path.endswith(".py"):
+                assert {f"scripts/ablation/{n}" for n in module.package_imports(module.REPO / path)} <= set(files)
+
+
+def test_a_mutation_row_is_out_of_date_once_a_file_it_depends_on_changes(tmp_path, monkeypatch):
+    # a throwaway repository: module "alpha" imports "beta"; "gamma" is imported by neither
+    module = _mutation_harness()
+    package, tests = tmp_path / "scripts" / "ablation", tmp_path / "tests"
+    package.mkdir(parents=True)
+    tests.mkdir()
+    (package / "alpha.py").write_text("from . import beta\n")
+    (package / "beta.py").write_text("X = 1\n")
+    (package / "gamma.py").write_text("Y = 1\n")
+    (tests / "test_alpha.py").write_text("from ablation import alpha\n")
+    monkeypatch.setattr(module, "REPO", tmp_path)
+    monkeypatch.setattr(module, "PACKAGE", package)
+    monkeypatch.setattr(module, "MODULES", {"alpha": {"tests": ["tests/test_alpha.py"]}})
+    for args in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+    head = module.git("rev-parse", "--short", "HEAD")
+    data = {"modules": {"alpha": {"commit": head}}}
+    everything = ["scripts/ablation/alpha.py", "scripts/ablation/beta.py", "tests/test_alpha.py"]
+    assert module.watched("alpha") == everything
+    assert module.out_of_date(data) == {}
+    (package / "gamma.py").write_text("Y = 2\n")  # nothing alpha depends on
+    assert module.out_of_date(data) == {}
+    (package / "beta.py").write_text("X = 2\n")
+    assert module.out_of_date(data) == {"alpha": ["scripts/ablation/beta.py"]}
+    (tests / "test_alpha.py").write_text("from ablation import alpha, gamma\n")  # now it depends on gamma too
+    assert module.out_of_date(data) == {"alpha": ["scripts/ablation/beta.py", "scripts/ablation/gamma.py",
+                                                  "tests/test_alpha.py"]}  # fmt: skip
+    now = sorted(everything + ["scripts/ablation/gamma.py"])
+    for commit in (head + "-dirty", "0" * 40):  # measured with uncommitted changes; a commit not here
+        assert module.out_of_date({"modules": {"alpha": {"commit": commit}}}) == {"alpha": now}
+    assert module.out_of_date({"modules": {}}) == {"alpha": now}  # not measured
