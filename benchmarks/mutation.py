@@ -40,6 +40,7 @@ WORK = REPO / "benchmarks" / "work" / "mutation"
 JSON = REPO / "benchmarks" / "mutation.json"
 MD = REPO / "benchmarks" / "mutation.md"
 MUTMUT = Path(sys.executable).parent / "mutmut"
+LOAD_EVERY = 30  # seconds between samples of the machine's load during a run
 
 # The modules that decide results, with the unit tests that exercise them; -k deselects tests that run
 # Snakemake or time a whole pipeline (seconds to minutes each: not unit tests).
@@ -615,10 +616,28 @@ def run_module(name: str, spec: dict, children: int) -> dict:
     start = time.monotonic()
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
     env.pop("CI", None)  # slow tests stay skipped
-    proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children)], cwd=folder, env=env,
-                          capture_output=True, text=True)  # fmt: skip
-    (folder / "run.log").write_text(proc.stdout + proc.stderr)
+    proc = mutmut_run(folder, env, children)
     return collect(folder, env, proc, time.monotonic() - start)
+
+
+def mutmut_run(folder: Path, env: dict, children: int, names=()) -> subprocess.CompletedProcess:
+    """``mutmut run`` in ``folder``, its output appended to run.log; the machine's 1-minute load
+    average sampled every LOAD_EVERY seconds meanwhile (``loads``: the machine is shared, and the
+    minutes mean little without it; the run's own ``children`` workers count in it)."""
+    loads = []
+    with open(folder / "run.log", "a") as log:
+        proc = subprocess.Popen([str(MUTMUT), "run", "--max-children", str(children), *names], cwd=folder, env=env,
+                                stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+        while True:
+            loads.append(os.getloadavg()[0])
+            try:
+                proc.wait(timeout=LOAD_EVERY)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, (folder / "run.log").read_text(), "")
+    done.loads = loads
+    return done
 
 
 def carry_on(name: str, children: int, survivors_only: bool = False) -> dict:
@@ -649,10 +668,7 @@ def carry_on(name: str, children: int, survivors_only: bool = False) -> dict:
     names = survivors if survivors_only else []
     if survivors_only and not survivors:
         return collect(folder, env, None, 0.0) | {"carried_on": True}
-    proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children), *names], cwd=folder, env=env,
-                          capture_output=True, text=True)  # fmt: skip
-    with open(folder / "run.log", "a") as fh:
-        fh.write(proc.stdout + proc.stderr)
+    proc = mutmut_run(folder, env, children, names)
     out = collect(folder, env, proc, time.monotonic() - start)
     out["carried_on"] = True
     return out
@@ -679,8 +695,14 @@ def collect(folder: Path, env: dict, proc, seconds: float) -> dict:
         "survivors": survivors,
         "seconds": round(seconds, 1),
         "returncode": proc.returncode if proc else None,
+        "load": _load(proc.loads) if proc and getattr(proc, "loads", None) else None,
         "log_tail": (proc.stdout + proc.stderr)[-1500:] if proc and not status else "",
     }
+
+
+def _load(loads: list[float]) -> dict:
+    """Mean and highest of the load averages sampled during a run."""
+    return {"mean": round(sum(loads) / len(loads), 1), "max": round(max(loads), 1), "samples": len(loads)}
 
 
 def _stopped_run_seconds(name: str) -> float:
@@ -712,6 +734,8 @@ def render(data: dict) -> str:
         "test passed; *timeout*: the tests ran past mutmut's limit; *no tests*: no selected test reaches the",
         "mutated function. Score = killed / (killed + survived + timeout + no tests); *equivalent*: survivors",
         "listed below with the reason no behaviour tells them from the original; the last score leaves them out.",
+        "*minutes*: the run's wall time on this 2-core machine, with the machine's 1-minute load average",
+        f"during it where recorded (sampled every {LOAD_EVERY} s; the run's own workers count in it).",
         "*commit*: the checkout measured (*-dirty*: with uncommitted changes under scripts/ or tests/).",
         "A row is out of date once a file it depends on changes (listed below the table): `make mutation`",
         "re-measures those rows only, `make mutation MODULES=\"io data\"` the modules named, and",
@@ -740,7 +764,7 @@ def render(data: dict) -> str:
         mark = "" if s_eq is None else (" ✓" if s_eq >= goal else " ✗")
         lines.append(
             f"| {name} | {tests} | {row['commit']}{_partial(c)} | {c['killed']} | {c['survived']} | {c['timeout']} | {c['no tests']} "
-            f"| {eq} | {_pct(s)} | {_pct(s_eq)}{mark} | {goal:.0%} | {row['seconds'] / 60:.1f}{_pass(row)} |"
+            f"| {eq} | {_pct(s)} | {_pct(s_eq)}{mark} | {goal:.0%} | {row['seconds'] / 60:.1f}{_pass(row)}{_load_text(row)} |"
         )
     rows = data["modules"]
     if rows and not any(r.get("carried_on") for r in rows.values()):
@@ -787,6 +811,11 @@ def render(data: dict) -> str:
 def _pass(row: dict) -> str:
     """A row carried on (``--carry-on``): its minutes are that pass's, after the run it carried on."""
     return " (carry-on pass)" if row.get("carried_on") else ""
+
+
+def _load_text(row: dict) -> str:
+    load = row.get("load")
+    return f" (load {load['mean']:.1f}, at most {load['max']:.1f})" if load else ""
 
 
 def _pct(x: float | None) -> str:

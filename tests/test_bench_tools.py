@@ -3,6 +3,7 @@ attention_kernels.py, and the mutation harness's test order and out-of-date rows
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -193,3 +194,19 @@ def test_a_mutation_row_is_out_of_date_once_a_file_it_depends_on_changes(tmp_pat
     for commit in (head + "-dirty", "0" * 40):  # measured with uncommitted changes; a commit not here
         assert module.out_of_date({"modules": {"alpha": {"commit": commit}}}) == {"alpha": now}
     assert module.out_of_date({"modules": {}}) == {"alpha": now}  # not measured
+
+
+def test_a_mutmut_run_keeps_its_output_and_the_load_meanwhile(tmp_path, monkeypatch):
+    module = _mutation_harness()
+    fake = tmp_path / "mutmut"  # stands in for mutmut: prints its arguments, runs a while, fails
+    fake.write_text("#!/bin/sh\necho \"$@\"\nsleep 1\necho done >&2\nexit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(module, "MUTMUT", fake)
+    monkeypatch.setattr(module, "LOAD_EVERY", 0.2)
+    (tmp_path / "run.log").write_text("before\n")
+    proc = module.mutmut_run(tmp_path, dict(os.environ), 2, ["m1", "m2"])
+    assert proc.returncode == 3
+    assert (tmp_path / "run.log").read_text() == proc.stdout == "before\nrun --max-children 2 m1 m2\ndone\n"
+    assert len(proc.loads) >= 3 and all(x >= 0 for x in proc.loads)  # about 1 s at one sample per 0.2 s
+    load = module._load(proc.loads)
+    assert load["samples"] == len(proc.loads) and load["max"] >= load["mean"] >= 0
