@@ -494,9 +494,6 @@ LEFT_ALONE: dict[str, str] = {
     **{f"ablation.sequential.x_boundary_nulls__mutmut_{n}": "a Beta concentration of a simulated null (the spread "
        "across seeds, a free choice: no spec says 30 rather than 31); the mean, which makes it a boundary null, "
        "stays on the boundary (tested)" for n in (20, 43, 64, 74)},
-    **{f"ablation.model.xǁMultiHeadSelfAttentionǁforward__mutmut_{n}": "drops the logits' bias cast to the query's "
-       "dtype: the CPU's attention promotes a float32 mask exactly as the cast would (bit-identical in bfloat16 "
-       "too); only a GPU's fused kernels, which want the query's dtype, could tell" for n in (55, 57)},
 }  # fmt: skip
 
 

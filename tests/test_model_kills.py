@@ -245,6 +245,29 @@ def test_attention_moves_its_mask_to_the_input_device(pos_enc):
     assert out.device.type == "meta" and out.shape == (3, 5, 8)
 
 
+@pytest.mark.parametrize("dtype", [torch.float64, torch.bfloat16])
+@pytest.mark.parametrize("attn_mask", list(ATTENTION_MASKS))
+@pytest.mark.parametrize("pos_enc", list(POSITIONAL_ENCODINGS))
+def test_attention_gives_sdpa_a_float_mask_of_the_querys_type(pos_enc, attn_mask, dtype, monkeypatch):
+    """SDPA's documented contract: a float attn_mask has the query's type. The CPU promotes another
+    type silently (the same numbers), a GPU's fused kernels do not; so the real SDPA is called here
+    with a check of what it is given, in a model turned to another float type."""
+    given = []
+
+    def checked(q, k, v, attn_mask=None, **kwargs):
+        given.append((q.dtype, None if attn_mask is None else attn_mask.dtype))
+        return sdpa(q, k, v, attn_mask=attn_mask, **kwargs)
+
+    sdpa = F.scaled_dot_product_attention
+    monkeypatch.setattr(F, "scaled_dot_product_attention", checked)
+    attn = MultiHeadSelfAttention(8, 2).to(dtype)
+    position = POSITIONAL_ENCODINGS[pos_enc](5, 8, 2).to(dtype)
+    out = attn(torch.randn(3, 5, 8, dtype=dtype), position, ATTENTION_MASKS[attn_mask]())
+    assert out.dtype == dtype and len(given) == 1
+    q_dtype, mask_dtype = given[0]
+    assert q_dtype == dtype and mask_dtype in (None, torch.bool, dtype)
+
+
 def test_alibi_attention_on_a_shorter_input_uses_the_tables_top_left_corner():
     """A sequence shorter than seq_len gets the bias of its own length: the same attention as with a
     table built for that length."""
