@@ -765,8 +765,8 @@ def render(data: dict) -> str:
         )
     rows = data["modules"]
     if rows and not any(r.get("carried_on") for r in rows.values()):
-        lines += ["", f"Every module measured afresh, one after another: {sum(r['seconds'] for r in rows.values()) / 60:.0f} "
-                  "minutes (the sum of the rows' minutes, each under the load of its own run)."]  # fmt: skip
+        lines += ["", f"Every module afresh, one after another (`--all`): about {sum(r['seconds'] for r in rows.values()) / 60:.0f} "
+                  "minutes, the sum of the rows' minutes (each under the load shown, where recorded)."]  # fmt: skip
     stale = out_of_date(data)
     lines += ["", f"Rows out of date at {git('rev-parse', '--short', 'HEAD')} (a file they depend on changed since "
               "their commit: the module, its tests, tests/conftest.py or a package module these import); "
