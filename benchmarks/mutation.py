@@ -488,8 +488,8 @@ EQUIVALENT: dict[str, str] = {
 }
 
 
-# Survivors that do behave differently, where no unit test on this machine can tell them apart:
-# mutant name -> why they are left. They count as survived in every score.
+# Survivors that do behave differently, but whose difference no test should pin (a free choice, not a
+# specified behaviour): mutant name -> why they are left. They count as survived in every score.
 LEFT_ALONE: dict[str, str] = {
     **{f"ablation.sequential.x_boundary_nulls__mutmut_{n}": "a Beta concentration of a simulated null (the spread "
        "across seeds, a free choice: no spec says 30 rather than 31); the mean, which makes it a boundary null, "
