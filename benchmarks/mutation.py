@@ -608,11 +608,17 @@ def scratch(name: str, spec: dict) -> Path:
     return folder
 
 
+def mutmut_env() -> dict:
+    """The environment of a mutmut run: one thread, a fixed hash seed, and CI unset (slow tests stay skipped)."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+    env.pop("CI", None)
+    return env
+
+
 def run_module(name: str, spec: dict, children: int) -> dict:
     folder = scratch(name, spec)
     start = time.monotonic()
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
-    env.pop("CI", None)  # slow tests stay skipped
+    env = mutmut_env()
     proc = mutmut_run(folder, env, children)
     return collect(folder, env, proc, time.monotonic() - start)
 
@@ -649,8 +655,7 @@ def carry_on(name: str, children: int, survivors_only: bool = False) -> dict:
     if not meta.exists() or mutated.read_bytes() != (REPO / "scripts" / "ablation" / f"{name}.py").read_bytes():
         sys.exit(f"{name}: its source changed since the last run (or there was none): run it in full")
     start = time.monotonic()
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
-    env.pop("CI", None)
+    env = mutmut_env()
     for dest in (folder / "tests", folder / "mutants" / "tests"):
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(REPO / "tests", dest, ignore=shutil.ignore_patterns("__pycache__", "artifacts"))
