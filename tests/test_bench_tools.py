@@ -1,5 +1,5 @@
 """The small measuring scripts beside the harness: compare.py, profile_step.py, gpu_check.py, batched_probe.py,
-attention_kernels.py, and the mutation harness's test order and out-of-date rows."""
+attention_kernels.py, same_numbers.py, and the mutation harness's test order and out-of-date rows."""
 
 import importlib.util
 import json
@@ -210,3 +210,46 @@ def test_a_mutmut_run_keeps_its_output_and_the_load_meanwhile(tmp_path, monkeypa
     assert len(proc.loads) >= 3 and all(x >= 0 for x in proc.loads)  # about 1 s at one sample per 0.2 s
     load = module._load(proc.loads)
     assert load["samples"] == len(proc.loads) and load["max"] >= load["mean"] >= 0
+
+
+def _same_numbers():
+    spec = importlib.util.spec_from_file_location("same_numbers", BENCH / "same_numbers.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_same_numbers_compares_bit_for_bit():
+    import numpy as np
+    import pandas as pd
+
+    same = _same_numbers().same
+    x = np.array([0.1, np.nan, -0.0])
+    assert same((x, x.copy(), np.array(["a"], dtype=object)), (x.copy(), x, np.array(["a"], dtype=object)))
+    assert not same(x, np.nextafter(x, 1))  # the last bit of each
+    assert not same(np.array([0.0]), np.array([-0.0]))  # equal as numbers, not as bits
+    assert not same(np.array([1.0]), np.array([1]))  # the dtype too
+    assert not same(np.array(["a"], dtype=object), np.array(["b"], dtype=object))
+    frame = pd.DataFrame({"p": [0.5, np.nan], "v": ["SUPPORTED", "INCONCLUSIVE"]})
+    assert same(frame, frame.copy())
+    assert not same(frame, frame.assign(p=[0.5, 0.25]))
+    assert not same(frame, frame.astype({"p": "float32"}))
+    assert not same((1.0, 2.0), (1.0,))
+
+
+def test_same_numbers_tells_a_changed_number_from_none(tmp_path):
+    # one test file run in both trees: a mean interval whose input moves by 1e-12 in the working tree only
+    probe = tmp_path / "test_probe.py"
+    cmd = [sys.executable, str(BENCH / "same_numbers.py"), "HEAD", str(probe)]
+    # (mean_ci calls mean_cis, which calls skew_t_ci: both are watched)
+    for shift, rc, last in (("0.0", 0, "same numbers"), ("1e-12", 1, "2 calls differ")):
+        probe.write_text("from pathlib import Path\n\nfrom ablation import stats\n\n\n"
+                         "def test_probe():\n"
+                         f"    shift = {shift} if Path.cwd() == Path({str(REPO)!r}) else 0.0\n"
+                         "    stats.mean_ci([0.5, 0.75 + shift, 0.8])\n")  # fmt: skip
+        done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+        assert done.returncode == rc, done.stdout + done.stderr
+        assert done.stdout.splitlines()[-1] == last
+        differ = int(shift != "0.0")
+        assert f"stats.mean_cis: 1 calls compared, 1 at HEAD and 1 now; {differ} differ" in done.stdout
+        assert f"stats.skew_t_ci: 1 calls compared, 1 at HEAD and 1 now; {differ} differ" in done.stdout

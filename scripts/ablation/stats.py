@@ -404,7 +404,7 @@ def skew_t_ci(X, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(invalid="ignore", divide="ignore"):
         skew = np.where(sd > 0, ((X - mean[:, None]) ** 3).mean(axis=1) / sd**3, 0.0)
     a = skew / np.sqrt(n)
-    q = stats.t.ppf(0.5 + confidence / 2, n - 1)
+    q = special.stdtrit(n - 1, 0.5 + confidence / 2)  # stats.t.ppf's own quantile, without its checks
     flat = np.abs(a) < 1e-9
     safe = np.where(flat, 1.0, a)
 
@@ -426,23 +426,28 @@ def tango_ci(b, c, n: int, confidence: float = 0.95) -> tuple[np.ndarray, np.nda
     b, c = np.asarray(b, dtype=float), np.asarray(c, dtype=float)
     z = special.ndtri(0.5 + confidence / 2)
 
-    def score(d):
-        B = -b - c + (2 * n - b + c) * d
-        C = -c * d * (1 - d)
-        q = (np.sqrt(np.maximum(B * B - 8 * n * C, 0.0)) - B) / (4 * n)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (b - c - n * d) / np.sqrt(n * np.maximum(2 * q + d * (1 - d), 0.0))
-
+    # both bounds bisected at once, row 0 the lower (T = z) and row 1 the upper (T = -z): T decreases in D
     est = (b - c) / n
-    bounds = []
-    for side, target in ((-1.0, z), (1.0, -z)):  # T decreases in D: lower bound T = z, upper T = -z
-        inner, outer = est.copy(), np.full(est.shape, side)
+    b, c = np.stack([b, b]), np.stack([c, c])
+    # the terms of T(D) free of D, once: B = -b - c + (2 n - b + c) D, C = -c D (1 - D), numerator b - c - n D
+    b0, b1, minus_c, diff = -b - c, 2 * n - b + c, -c, b - c
+
+    def score(d):
+        B = b0 + b1 * d
+        C = minus_c * d * (1 - d)
+        q = (np.sqrt(np.maximum(B * B - 8 * n * C, 0.0)) - B) / (4 * n)
+        return (diff - n * d) / np.sqrt(n * np.maximum(2 * q + d * (1 - d), 0.0))
+
+    side = np.stack([np.full(est.shape, -1.0), np.full(est.shape, 1.0)])
+    inner, outer = np.stack([est, est]), side.copy()
+    with np.errstate(invalid="ignore", divide="ignore"):
         for _ in range(60):
             mid = (inner + outer) / 2
-            beyond = score(mid) > target if side < 0 else score(mid) < target
+            t = score(mid)
+            beyond = np.where(side < 0, t > z, t < -z)
             outer, inner = np.where(beyond, mid, outer), np.where(beyond, inner, mid)
-        bounds.append(np.where(est == side, side, (inner + outer) / 2))
-    return bounds[0], bounds[1]
+    lo, hi = np.where(est == side, side, (inner + outer) / 2)
+    return lo, hi
 
 
 def mean_cis(X, confidence: float = 0.95, bounds: tuple[float, float] = (0.0, 1.0), step: float = 0.0):
