@@ -3,6 +3,8 @@ between the two verdicts' p-values, cells without seeds, and gradient rows witho
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -87,11 +89,70 @@ def test_a_tie_of_the_two_verdicts_p_values_decides_nothing():
     assert C._decided(1.0, 1.0, 1.0, 0.0, 0.05) == "INCONCLUSIVE"
 
 
+# --------------------------------------------------------------------------- the p-value's bisection, step by step
+
+
+def _bisection(ok):
+    """A claim's p as the bisection over log-alpha computes it, written out in full (the reference)."""
+    if not ok(0.5):
+        return 1.0
+    if ok(1e-9):
+        return 1e-9
+    lo, hi = np.log(1e-9), np.log(0.5)
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        if ok(float(np.exp(mid))):
+            hi = mid
+        else:
+            lo = mid
+    return float(np.exp(hi))
+
+
+# where a rule starts to decide: below the search's floor, at it, inside, at alpha, past 0.5 (never)
+THRESHOLDS = [1e-12, 1e-9, 2e-9, 3.7e-6, 0.001, 0.0125, 0.05, 0.05 + 1e-12, 0.3, 0.5, 0.6]
+
+
+def test_the_brackets_narrow_to_the_bisections_p_and_always_hold_it():
+    rng = np.random.default_rng(0)
+    for t in [*THRESHOLDS, *np.exp(rng.uniform(np.log(1e-10), np.log(0.7), 40))]:
+        ok = lambda a, t=t: a >= t  # noqa: E731
+        brackets = list(C._p_brackets(ok))
+        p = brackets[-1][0]
+        assert brackets[-1] == (p, p) and p == _bisection(ok) == C._exact(C._p_brackets(ok)), t
+        assert len(brackets) == (1 if t <= 1e-9 or t > 0.5 else 31), t  # known at once, or 30 steps and p
+        assert all(lo <= p <= hi for lo, hi in brackets), t
+        assert all(lo0 <= lo1 < hi1 <= hi0 for (lo0, hi0), (lo1, hi1) in zip(brackets, brackets[1:-1])), t
+    assert list(C._bonferroni(iter([(0.01, 0.02), (0.3, 0.6)]), 3)) == [(0.03, 0.06), (0.8999999999999999, 1.0)]
+
+
+def test_the_verdict_from_brackets_is_the_verdict_from_the_p_values_in_fewer_steps():
+    # every pair of thresholds (ties among them), one cell or three (CONTRADICTED's p times 3), Holm
+    # factors and floors: the verdict decided step by step is the verdict of the exact p-values
+    steps = {"lazy": 0, "exact": 0}
+
+    def rule(t, count):
+        def ok(a):
+            steps[count] += 1
+            return a >= t
+
+        return ok
+
+    for t_sup, t_con in itertools.product(THRESHOLDS, THRESHOLDS):
+        for cells, (holm_factor, floor) in itertools.product((1, 3), ((1.0, 0.0), (4.0, 0.0), (2.0, 0.04), (1.0, 0.06))):
+            p_sup = C._exact(C._p_brackets(rule(t_sup, "exact")))
+            p_con = C._exact(C._bonferroni(C._p_brackets(rule(t_con, "exact")), cells))
+            for alpha in (0.05, holm_factor * p_sup, holm_factor * p_con, floor):  # and at the adjusted p, the floor
+                lazy = C._decided_lazily(C._p_brackets(rule(t_sup, "lazy")),
+                                         C._bonferroni(C._p_brackets(rule(t_con, "lazy")), cells), holm_factor, floor, alpha)  # fmt: skip
+                assert lazy == C._decided(p_sup, p_con, holm_factor, floor, alpha), (t_sup, t_con, cells, holm_factor, floor, alpha)
+    assert steps["lazy"] < steps["exact"] * 4 / 2  # four lazy verdicts per pair of exact p-values
+
+
 def _tied_claim_p(p):
     """_claim_p as it would be for a claim whose two verdicts tie at ``p`` over five seeds."""
 
-    def claim_p(c, summary, init_grads, factors, cfg, seed, design=None):
-        return dict(p_sup=p, p_con=p, n=5, estimate=0.5, ci_lo=0.25, ci_hi=0.75, seeds=list(range(5)),
+    def claim_p(c, summary, init_grads, factors, cfg, seed, design=None, texts=True):
+        return dict(sup=C._known(p), con=C._known(p), n=5, estimate=0.5, ci_lo=0.25, ci_hi=0.75, seeds=list(range(5)),
                     cells=["cell: mean 0.5000"], desc="given", n_cells=1)  # fmt: skip
 
     return claim_p

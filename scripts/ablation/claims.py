@@ -124,23 +124,49 @@ def _f(x, digits=4) -> str:
     return "nan" if x is None or not np.isfinite(x) else f"{x:.{digits}f}"
 
 
-def _smallest_alpha(decide, verdict: str) -> float:
-    """The smallest alpha at which ``decide(alpha)`` gives ``verdict`` (1.0 if none up to 0.5).
+def _p_brackets(ok):
+    """Brackets (low, high) around the smallest alpha at which ``ok(alpha)`` holds (1.0 if it holds
+    at no alpha up to 0.5), one per step of a bisection over log-alpha, narrowing; the last is the
+    value itself, (p, p) (``_exact``).
 
     Intervals shrink as alpha grows, so a decisive verdict, once reached, holds for every larger
-    alpha: this is the claim's p-value, which the family's Holm adjustment takes."""
-    if decide(0.5) != verdict:
-        return 1.0
+    alpha: this is the claim's p-value, which the family's Holm adjustment takes. A caller that needs
+    only the side of a bound that p lies on stops as soon as a bracket tells (``_decided_lazily``).
+    A bracket (exp(lo), exp(hi)) holds p = exp(final hi): the final hi is either this hi itself or
+    below it, and above lo, by at least the last step (2e-8 in log-alpha), far more than exp's error."""
+    if not ok(0.5):
+        yield 1.0, 1.0
+        return
+    if ok(1e-9):
+        yield 1e-9, 1e-9
+        return
     lo, hi = np.log(1e-9), np.log(0.5)
-    if decide(1e-9) == verdict:
-        return 1e-9
     for _ in range(30):  # log-alpha to within 2e-8 of its range: p to about 1e-6 relative
+        yield float(np.exp(lo)), float(np.exp(hi))
         mid = (lo + hi) / 2
-        if decide(float(np.exp(mid))) == verdict:
+        if ok(float(np.exp(mid))):
             hi = mid
         else:
             lo = mid
-    return float(np.exp(hi))
+    p = float(np.exp(hi))
+    yield p, p
+
+
+def _exact(brackets) -> float:
+    """The p-value that ``brackets`` (``_p_brackets``) narrow down to: their last."""
+    *_, (p, _) = brackets
+    return p
+
+
+def _known(p: float):
+    """The brackets of a p-value known outright: (p, p)."""
+    yield p, p
+
+
+def _bonferroni(brackets, m: int):
+    """Brackets of min(1, m p) from brackets of p (both ends: it is monotone in p)."""
+    for lo, hi in brackets:
+        yield min(1.0, m * lo), min(1.0, m * hi)
 
 
 class _Units:
@@ -303,10 +329,13 @@ INTERVALS_TEXT = ("intervals over seeds: skewness-corrected t (Hall); Clopper-Pe
                   "every seed has the same value; none below 2 seeds")  # fmt: skip
 
 
-def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, seed: int, design=None) -> dict:
-    """A claim's p-values for SUPPORTED and CONTRADICTED (before the family's Holm adjustment), the
-    numbers shown with it, and the seeds it rests on. ``design``: an adaptive study's ``{seeds,
-    max_seeds, batch}`` (``ablation.adaptive``), else None (fixed design)."""
+def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, seed: int, design=None,
+             texts: bool = True) -> dict:  # fmt: skip
+    """A claim's p-values for SUPPORTED and CONTRADICTED (before the family's Holm adjustment) as
+    brackets that narrow down to them (``sup`` and ``con``: ``_p_brackets``; ``_exact`` gives the
+    p), its n, the numbers shown with it, and the seeds it rests on. ``design``: an adaptive study's
+    ``{seeds, max_seeds, batch}`` (``ablation.adaptive``), else None (fixed design). ``texts``:
+    False for the brackets and n alone (a leave-one-seed-out evaluation needs the verdict only)."""
     kind = c["kind"]
     sub = _select(summary, c["where"], c["id"])
     if design is not None and kind not in Q.SEQUENTIAL_KINDS:  # no anytime-valid rule: the first seeds only
@@ -319,12 +348,15 @@ def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, see
         units, desc = (_units_paired if kind in PAIRED_KINDS else _units_one_level)(c, sub, factors, cfg)
         shown = units
         n = min(u.n for u in units)
-    desc += _run_note(sub, c.get("metric", "test_acc"))
-    seeds = sorted({s for u in shown for s in u.seeds}, key=str)
-    p_sup, p_con, cells = 1.0, 1.0, []
+    if texts:
+        desc += _run_note(sub, c.get("metric", "test_acc"))
+    sup, con, cells = _known(1.0), _known(1.0), []
     if design is not None and kind in Q.SEQUENTIAL_KINDS:
         ordered = [u.values[np.argsort(np.asarray(u.seeds, dtype=float), kind="stable")] for u in units]
         p_sup, p_con = Q.claim_p(c, ordered, cfg["alpha"])
+        sup, con = _known(p_sup), _known(p_con)
+        if not texts:
+            return dict(sup=sup, con=con, n=n)
         for u, x in zip(units, ordered):
             lo, hi = Q.confidence_sequence(x, Q.bounds_of(kind), 1 - cfg["confidence"])
             cells.append(f"{u.label}: mean {_f(x.mean())}, confidence sequence [{_f(lo[-1])}, {_f(hi[-1])}] "
@@ -338,15 +370,15 @@ def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, see
             cell_p.append((p if mean > 0 else 1.0, p if mean < 0 else 1.0))
             cells.append(f"{u.label}: mean {_f(mean)}, {test} p = {p:.4g} "
                          f"(min p {stats.reachable_p(n_nz):.4g} with {n_nz} non-zero of {u.n} seeds)")  # fmt: skip
-        p_sup = max(p for p, _ in cell_p)
-        p_con = min(1.0, len(cell_p) * min(q for _, q in cell_p))
+        sup, con = _known(max(p for p, _ in cell_p)), _known(min(1.0, len(cell_p) * min(q for _, q in cell_p)))
     elif n >= 2:
         decide = _decider(kind, c, units)
         # every cell must pass for SUPPORTED (intersection-union: no correction); one failing cell
         # contradicts "in every cell", so CONTRADICTED is Bonferroni-corrected over the cells
-        p_sup = _smallest_alpha(lambda a: "SUPPORTED" if (decide(a) == "SUPPORTED").all() else "", "SUPPORTED")
-        p_any = _smallest_alpha(lambda a: "CONTRADICTED" if (decide(a) == "CONTRADICTED").any() else "", "CONTRADICTED")
-        p_con = min(1.0, len(units) * p_any)
+        sup = _p_brackets(lambda a: (decide(a) == "SUPPORTED").all())
+        con = _bonferroni(_p_brackets(lambda a: (decide(a) == "CONTRADICTED").any()), len(units))
+        if not texts:
+            return dict(sup=sup, con=con, n=n)
         lo, hi, how = _cis(shown, 1 - cfg["confidence"])
         for i, u in enumerate(shown):
             cells.append(f"{u.label}: mean {_f(u.values.mean())} [{_f(lo[i])}, {_f(hi[i])}] ({how[i]}, {u.n} seeds)")
@@ -354,10 +386,13 @@ def _claim_p(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, see
             flo, fhi, fhow = _cis([f for _, f in units], 1 - cfg["confidence"])
             for i, (_, f) in enumerate(units):
                 cells[i] += f"; flat level mean {_f(f.values.mean())} [{_f(flo[i])}, {_f(fhi[i])}] ({fhow[i]})"
+    if not texts:
+        return dict(sup=sup, con=con, n=n)
+    seeds = sorted({s for u in shown for s in u.seeds}, key=str)
     b = shown[_binding(shown)]
     lo, hi, _ = b.ci(1 - cfg["confidence"])
-    return dict(p_sup=p_sup, p_con=p_con, n=n, estimate=float(b.values.mean()) if b.n else np.nan,
-                ci_lo=lo, ci_hi=hi, seeds=seeds, cells=cells, desc=desc, n_cells=len(units))  # fmt: skip
+    return dict(sup=sup, con=con, n=n, estimate=float(b.values.mean()) if b.n else np.nan, ci_lo=lo, ci_hi=hi,
+                seeds=seeds, cells=cells, desc=desc, n_cells=len(units))  # fmt: skip
 
 
 def _binding(shown: list[_Units]) -> int:
@@ -399,6 +434,28 @@ def _decided(p_sup: float, p_con: float, holm_factor: float, floor: float, alpha
     return direction
 
 
+def _decided_lazily(sup, con, holm_factor: float, floor: float, alpha: float) -> str:
+    """``_decided`` of the p-values that the brackets ``sup`` and ``con`` (``_p_brackets``) narrow
+    down to, taking only the bisection steps the verdict needs: the same verdict as from the p-values
+    themselves. For the leave-one-seed-out evaluations, which need the verdict alone."""
+    if floor > alpha:
+        return "INCONCLUSIVE"
+    (s0, s1), (c0, c1) = next(sup), next(con)
+    while True:
+        if s1 < c0 or c1 < s0:  # which p is the smaller is known, and where it lies
+            lo, hi = (s0, s1) if s1 < c0 else (c0, c1)
+            if holm_factor * hi <= alpha:
+                return "SUPPORTED" if s1 < c0 else "CONTRADICTED"
+            if holm_factor * lo > alpha:
+                return "INCONCLUSIVE"
+        if s0 == s1 and c0 == c1:  # both p-values exact
+            return _decided(s0, c0, holm_factor, floor, alpha)
+        if s0 != s1:
+            s0, s1 = next(sup)
+        if c0 != c1:
+            c0, c1 = next(con)
+
+
 def evaluate_family(studies, cfg: dict | None = None, seed: int = 0, adaptive: dict | None = None) -> pd.DataFrame:
     """Every claim of a config, one error family: Holm over all their p-values.
 
@@ -417,8 +474,9 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0, adaptive: d
         factors = list(factors)
         for c in check_claims(claims, factors, list(summary.columns)):
             design = (adaptive or {}).get(name)
-            items.append((name, c, summary, init_grads, factors, design,
-                          _claim_p(c, summary, init_grads, factors, cfg, seed, design)))  # fmt: skip
+            r = _claim_p(c, summary, init_grads, factors, cfg, seed, design)
+            r["p_sup"], r["p_con"] = _exact(r["sup"]), _exact(r["con"])
+            items.append((name, c, summary, init_grads, factors, design, r))
     m = len(items)
     raw = np.array([min(r["p_sup"], r["p_con"]) for *_, r in items])
     adjusted = stats.holm(raw) if m else raw
@@ -435,19 +493,19 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0, adaptive: d
             for s in r["seeds"]:
                 rest = summary[summary["seed"].astype(str) != str(s)]
                 try:
-                    q = _claim_p(c, rest, init_grads, factors, cfg, seed, design)
+                    q = _claim_p(c, rest, init_grads, factors, cfg, seed, design, texts=False)
                 except ValueError:
                     same.append(verdict == "INCONCLUSIVE")
                     continue
-                v = _decided(q["p_sup"], q["p_con"], factor, floor, alpha) if q["n"] >= 2 else "INCONCLUSIVE"
+                v = _decided_lazily(q["sup"], q["con"], factor, floor, alpha) if q["n"] >= 2 else "INCONCLUSIVE"
                 same.append(v == verdict)
         robustness = float(np.mean(same)) if same else float("nan")
         without = ""
         div = stats.is_diverged(summary)
         if div.any():
             try:
-                q = _claim_p(c, summary[~div].reset_index(drop=True), init_grads, factors, cfg, seed, design)
-                without = _decided(q["p_sup"], q["p_con"], factor, floor, alpha) if q["n"] >= 2 else "INCONCLUSIVE"
+                q = _claim_p(c, summary[~div].reset_index(drop=True), init_grads, factors, cfg, seed, design, texts=False)
+                without = _decided_lazily(q["sup"], q["con"], factor, floor, alpha) if q["n"] >= 2 else "INCONCLUSIVE"
             except ValueError as e:
                 without = f"INCONCLUSIVE ({e})"
         p = float(raw[i])
