@@ -15,6 +15,14 @@ REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "benchmarks"
 
 
+def _bench_script(name: str):
+    """benchmarks/<name>.py imported as a module (benchmarks/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_compare_against_head_trains_every_cell_and_finds_them_identical(tmp_path):
     # this checkout against its own last commit: the training code is the same unless uncommitted
     # changes alter it, so every cell must end on the same bytes
@@ -68,16 +76,9 @@ def test_gpu_check_without_cuda_is_a_one_line_error():
     assert proc.stderr.count("\n") == 1 and "CUDA is not available" in proc.stderr
 
 
-def _batched_probe():
-    spec = importlib.util.spec_from_file_location("batched_probe", BENCH / "batched_probe.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_batched_probe_computes_what_each_member_model_computes():
     # the probe's speed numbers mean something only if its stacked layout is the same network
-    probe = _batched_probe()
+    probe = _bench_script("batched_probe")
     settings = [probe.member_settings(seq_len=8, heads=2, seed=seed) for seed in range(3)]
     datas = [probe.make_order_data(s) for s in settings]
     models = []
@@ -119,17 +120,10 @@ def test_attention_kernels_compute_the_same_attention():
                 torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
 
 
-def _mutation_harness():
-    spec = importlib.util.spec_from_file_location("mutation", BENCH / "mutation.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_mutation_runs_a_mutants_tests_fastest_first_and_unrecorded_ones_last(tmp_path):
     # mutmut stops at a mutant's first failing test (-x): the harness's conftest orders the tests by the
     # durations mutmut recorded, so the cheapest kill comes first; the order is all it changes
-    module = _mutation_harness()
+    module = _bench_script("mutation")
     (tmp_path / "conftest.py").write_text(module.ORDER_HOOK)
     (tmp_path / "test_some.py").write_text("".join(f"def test_{n}():\n    pass\n\n\n" for n in "abcd"))
     collect = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "test_some.py"]
@@ -145,7 +139,7 @@ def test_mutation_runs_a_mutants_tests_fastest_first_and_unrecorded_ones_last(tm
 
 
 def test_mutation_reads_every_form_of_package_import(tmp_path):
-    module = _mutation_harness()
+    module = _bench_script("mutation")
     a, b, c, d, e, f = sorted(p.stem for p in module.PACKAGE.glob("*.py") if p.stem != "__init__")[:6]
     source = tmp_path / "some.py"
     source.write_text(f"from . import {a}\nfrom .{b} import x\nfrom ablation import {c} as C\n"
@@ -154,7 +148,7 @@ def test_mutation_reads_every_form_of_package_import(tmp_path):
 
 
 def test_every_mutation_row_depends_on_its_module_tests_and_what_they_import():
-    module = _mutation_harness()
+    module = _bench_script("mutation")
     for name, spec in module.MODULES.items():
         files = module.watched(name)
         assert {f"scripts/ablation/{name}.py", *spec["tests"]} <= set(files)
@@ -165,7 +159,7 @@ def test_every_mutation_row_depends_on_its_module_tests_and_what_they_import():
 
 def test_a_mutation_row_is_out_of_date_once_a_file_it_depends_on_changes(tmp_path, monkeypatch):
     # a throwaway repository: module "alpha" imports "beta"; "gamma" is imported by neither
-    module = _mutation_harness()
+    module = _bench_script("mutation")
     package, tests = tmp_path / "scripts" / "ablation", tmp_path / "tests"
     package.mkdir(parents=True)
     tests.mkdir()
@@ -197,7 +191,7 @@ def test_a_mutation_row_is_out_of_date_once_a_file_it_depends_on_changes(tmp_pat
 
 
 def test_a_mutmut_run_keeps_its_output_and_the_load_meanwhile(tmp_path, monkeypatch):
-    module = _mutation_harness()
+    module = _bench_script("mutation")
     fake = tmp_path / "mutmut"  # stands in for mutmut: prints its arguments, runs a while, fails
     fake.write_text("#!/bin/sh\necho \"$@\"\nsleep 1\necho done >&2\nexit 3\n")
     fake.chmod(0o755)
@@ -212,18 +206,11 @@ def test_a_mutmut_run_keeps_its_output_and_the_load_meanwhile(tmp_path, monkeypa
     assert load["samples"] == len(proc.loads) and load["max"] >= load["mean"] >= 0
 
 
-def _same_numbers():
-    spec = importlib.util.spec_from_file_location("same_numbers", BENCH / "same_numbers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_same_numbers_compares_bit_for_bit():
     import numpy as np
     import pandas as pd
 
-    same = _same_numbers().same
+    same = _bench_script("same_numbers").same
     x = np.array([0.1, np.nan, -0.0])
     assert same((x, x.copy(), np.array(["a"], dtype=object)), (x.copy(), x, np.array(["a"], dtype=object)))
     assert not same(x, np.nextafter(x, 1))  # the last bit of each
