@@ -45,6 +45,7 @@ share of leave-one-seed-out evaluations that repeat the verdict; below ROBUST it
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -440,20 +441,24 @@ def _decided_lazily(sup, con, holm_factor: float, floor: float, alpha: float) ->
     themselves. For the leave-one-seed-out evaluations, which need the verdict alone."""
     if floor > alpha:
         return "INCONCLUSIVE"
-    (s0, s1), (c0, c1) = next(sup), next(con)
-    while True:
+    for (s0, s1), (c0, c1) in _in_step(sup, con):
         if s1 < c0 or c1 < s0:  # which p is the smaller is known, and where it lies
             lo, hi = (s0, s1) if s1 < c0 else (c0, c1)
             if holm_factor * hi <= alpha:
                 return "SUPPORTED" if s1 < c0 else "CONTRADICTED"
             if holm_factor * lo > alpha:
                 return "INCONCLUSIVE"
-        if s0 == s1 and c0 == c1:  # both p-values exact
-            return _decided(s0, c0, holm_factor, floor, alpha)
-        if s0 != s1:
-            s0, s1 = next(sup)
-        if c0 != c1:
-            c0, c1 = next(con)
+    return "INCONCLUSIVE"  # both p-values exact and neither below the other: a tie
+
+
+def _in_step(a, b):
+    """The brackets of ``a`` and ``b`` side by side, one step each, the one that ends first staying
+    at its last (its exact p) until the other ends too."""
+    x, y = next(a), next(b)
+    yield x, y
+    for x_next, y_next in itertools.zip_longest(a, b):
+        x, y = x_next or x, y_next or y
+        yield x, y
 
 
 def evaluate_family(studies, cfg: dict | None = None, seed: int = 0, adaptive: dict | None = None) -> pd.DataFrame:
