@@ -131,8 +131,6 @@ _N_CELLS_UNREAD = "nothing reads the n_cells entry of _claim_p's result"
 _TEXTS = ("the leave-one-seed-out and the without-diverged evaluations read only the brackets and n, which _claim_p "
           "computes with the texts too (or with texts=None, falsy, without them)")  # fmt: skip
 _STRICTLY_BELOW = "inside this branch one bracket lies strictly below the other, so s1 == c0 cannot happen: < and <= agree"
-_ONLY_AT_A_TIE = ("the exact fallback is reached only at a tie (both p-values exact, neither below the other), where _decided "
-                  "returns INCONCLUSIVE before it reads the Holm factor, the floor or alpha")  # fmt: skip
 # stats
 _POSITIVE_STEPS = "_band_area keeps only steps of height > 0 (np.where(heights > 0, ...)): without the clip at 0 a negative height adds -0.0 instead of 0.0, the same sum"
 _ZERO_HEIGHT = "the heights are clipped to [0, 1], so a height that is not positive is 0: the stand-in width, 0.0 or 1.0, times 0 is 0"
@@ -409,12 +407,11 @@ EQUIVALENT: dict[str, str] = {
     "ablation.claims.x_evaluate_family__mutmut_211": _TEXTS,
     "ablation.claims.x__decided_lazily__mutmut_14": _STRICTLY_BELOW,
     "ablation.claims.x__decided_lazily__mutmut_21": _STRICTLY_BELOW,
-    "ablation.claims.x__decided_lazily__mutmut_16": "at equality the loop takes the next bracket and decides there or at the exact p-values: the same verdict, a step later",
     "ablation.claims.x__decided_lazily__mutmut_25": ("an exact bracket (lo = p) has returned at the test above; otherwise lo lies below p by at least the "
                                                      "bisection's last step, so holm_factor * p > alpha where holm_factor * lo = alpha: > and >= agree"),
-    "ablation.claims.x__decided_lazily__mutmut_33": _ONLY_AT_A_TIE,
-    "ablation.claims.x__decided_lazily__mutmut_34": _ONLY_AT_A_TIE,
-    "ablation.claims.x__decided_lazily__mutmut_35": _ONLY_AT_A_TIE,
+    "ablation.claims.x__bonferroni__mutmut_5": ("a lower end above 1 (m lo > 1, so the adjusted p is 1) compares with the other p (at most 1) and "
+                                                "alpha (< 1) as 1 does; the exact p_con only enters min(p_sup, p_con), the verdict and a "
+                                                "direction that the detail shows only for p < 1"),
     "ablation.claims.x_evaluate_claims__mutmut_9": "evaluate_claims drops the study column, the only place the name appears",
     "ablation.claims.x__cell_units__mutmut_49": _DEFAULT_SORT,
     "ablation.stats.x_metric_values__mutmut_11": "astype(None) is astype(float64)",
