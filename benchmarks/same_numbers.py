@@ -33,7 +33,7 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 TESTS = ["tests/test_claims.py", "tests/test_claims_kills.py", "tests/test_stats.py", "tests/test_stats_kills.py",
          "tests/test_holm_tables.py", "tests/test_sequential.py"]  # fmt: skip
-WATCHED = {"stats": ["mean_cis", "tango_ci", "skew_t_ci", "anderson_ci", "clopper_pearson_ci"],
+WATCHED = {"stats": ["mean_cis", "tango_ci", "skew_t_ci", "anderson_ci", "clopper_pearson_ci", "_pair_frame", "pair_runs", "paired_comparisons"],
            "claims": ["evaluate_family"]}  # fmt: skip
 
 # A pytest plugin (written to a temporary folder, put on PYTHONPATH): wraps each WATCHED function of

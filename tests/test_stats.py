@@ -711,6 +711,49 @@ def test_pairing_refuses_duplicates_and_pairs_given_values():
     assert stats.seeds_to_reach(0.0625) == 5 and stats.seeds_to_reach(0.06) == 6
 
 
+def _pairs_by_merge(summary, values, factor, level_a, level_b, factors):
+    """The pairing written out with pandas' merge: each level's runs, refused on a shared key, joined
+    on seed and every other factor, sorted by those keys."""
+    keys = ["seed"] + [f for f in factors if f != factor]
+    sides = []
+    for level in (level_a, level_b):
+        sel = summary[factor].to_numpy() == level
+        part = summary.loc[sel, keys].reset_index(drop=True)
+        part["__value__"] = values[sel]
+        dup = part.duplicated(keys, keep=False)
+        if dup.any():
+            return f"{int(dup.sum())} runs at {factor}={level!r} share seed"
+        sides.append(part)
+    merged = sides[0].merge(sides[1], on=keys, how="inner", suffixes=("__a", "__b"))
+    merged = merged.sort_values(keys, kind="stable").reset_index(drop=True)
+    a, b = merged.pop("__value____a").to_numpy(dtype=float), merged.pop("__value____b").to_numpy(dtype=float)
+    return merged, a, b, len(sides[0]) + len(sides[1]) - 2 * len(merged)
+
+
+@pytest.mark.parametrize("kind", ["int", "str", "float with NaN", "bool", "category"])
+def test_pairing_is_a_merge_on_the_keys(kind):
+    # random summaries with partners missing, keys shared within a level, NaN keys, a shuffled
+    # index: the same pairs, order, dtypes, values, unmatched count and refusal as pandas' merge
+    rng = np.random.default_rng(len(kind))
+    for trial in range(60):
+        n = int(rng.integers(0, 40))
+        g = {"int": lambda: rng.integers(0, 3, n), "str": lambda: rng.choice(["a", "b", "c"], n).astype(object),
+             "float with NaN": lambda: np.where(rng.random(n) < 0.3, np.nan, rng.integers(0, 3, n).astype(float)),
+             "bool": lambda: rng.choice([True, False], n), "category": lambda: pd.Categorical(rng.choice(["u", "v"], n))}[kind]()  # fmt: skip
+        df = pd.DataFrame({"seed": rng.integers(0, 6 if trial % 2 else 40, n), "f": rng.choice(["x", "y", "z"], n),
+                           "g": g, "h": rng.choice(["pre", "post"], n)}, index=rng.permutation(n) + 100)  # fmt: skip
+        values = np.where(rng.random(n) < 0.1, np.nan, rng.random(n))
+        want = _pairs_by_merge(df, values, "f", "x", "y", ["f", "g", "h"])
+        if isinstance(want, str):
+            with pytest.raises(ValueError, match=f"^{want} and every other factor value"):
+                stats._pair_frame(df, values, "f", "x", "y", ["f", "g", "h"])
+            continue
+        keys, a, b, unmatched = stats._pair_frame(df, values, "f", "x", "y", ["f", "g", "h"])
+        pd.testing.assert_frame_equal(keys, want[0])
+        assert np.array_equal(a, want[1], equal_nan=True) and np.array_equal(b, want[2], equal_nan=True), trial
+        assert unmatched == want[3], trial
+
+
 def test_run_counts_fill_missing_totals_and_counts():
     df = pd.DataFrame({"test_acc": [0.5, 0.75, np.nan, np.nan], "test_correct": [150, np.nan, np.nan, 90],
                        "test_total": [300, 200, np.nan, np.nan], "n_test": [150, 100, 50, 60]})  # fmt: skip

@@ -672,23 +672,24 @@ def _pair_frame(
     """
     keys = ["seed"] + [f for f in factors if f != factor]
     col = summary[factor].to_numpy()
-    sides = []
-    for level in (level_a, level_b):
-        sel = col == level
-        part = summary.loc[sel, keys].reset_index(drop=True)
-        part["__value__"] = values[sel]
-        dup = part.duplicated(keys, keep=False)
-        if dup.any():
+    rows_a, rows_b = (np.flatnonzero(col == level) for level in (level_a, level_b))
+    # one code per distinct key of the two levels' runs, numbered in the keys' sorted order
+    both = summary[keys].iloc[np.concatenate([rows_a, rows_b])]
+    codes = both.groupby(keys, sort=True, dropna=False, observed=True).ngroup().to_numpy()
+    code_a, code_b = codes[: len(rows_a)], codes[len(rows_a) :]
+    for level, code in ((level_a, code_a), (level_b, code_b)):
+        _, inverse, counts = np.unique(code, return_inverse=True, return_counts=True)
+        shared = counts[inverse] > 1
+        if shared.any():
             raise ValueError(
-                f"{int(dup.sum())} runs at {factor}={level!r} share seed and every other factor value; "
+                f"{int(shared.sum())} runs at {factor}={level!r} share seed and every other factor value; "
                 "cannot pair them (is a varying setting missing from the factors?)"
             )
-        sides.append(part)
-    merged = sides[0].merge(sides[1], on=keys, how="inner", suffixes=("__a", "__b"))
-    merged = merged.sort_values(keys, kind="stable").reset_index(drop=True)
-    unmatched = len(sides[0]) + len(sides[1]) - 2 * len(merged)
-    a = merged.pop("__value____a").to_numpy(dtype=float)
-    b = merged.pop("__value____b").to_numpy(dtype=float)
+    matched, ia, ib = np.intersect1d(code_a, code_b, assume_unique=True, return_indices=True)  # sorted by code
+    merged = summary[keys].iloc[rows_a[ia]].reset_index(drop=True)
+    unmatched = len(rows_a) + len(rows_b) - 2 * len(matched)
+    a = np.asarray(values[rows_a[ia]], dtype=float)
+    b = np.asarray(values[rows_b[ib]], dtype=float)
     return merged, a, b, unmatched
 
 
