@@ -409,9 +409,6 @@ EQUIVALENT: dict[str, str] = {
     "ablation.claims.x__decided_lazily__mutmut_21": _STRICTLY_BELOW,
     "ablation.claims.x__decided_lazily__mutmut_25": ("an exact bracket (lo = p) has returned at the test above; otherwise lo lies below p by at least the "
                                                      "bisection's last step, so holm_factor * p > alpha where holm_factor * lo = alpha: > and >= agree"),
-    "ablation.claims.x__bonferroni__mutmut_5": ("a lower end above 1 (m lo > 1, so the adjusted p is 1) compares with the other p (at most 1) and "
-                                                "alpha (< 1) as 1 does; the exact p_con only enters min(p_sup, p_con), the verdict and a "
-                                                "direction that the detail shows only for p < 1"),
     "ablation.claims.x_evaluate_claims__mutmut_9": "evaluate_claims drops the study column, the only place the name appears",
     "ablation.claims.x__cell_units__mutmut_49": _DEFAULT_SORT,
     "ablation.stats.x_metric_values__mutmut_11": "astype(None) is astype(float64)",

@@ -122,7 +122,9 @@ def test_the_brackets_narrow_to_the_bisections_p_and_always_hold_it():
         assert len(brackets) == (1 if t <= 1e-9 or t > 0.5 else 31), t  # known at once, or 30 steps and p
         assert all(lo <= p <= hi for lo, hi in brackets), t
         assert all(lo0 <= lo1 < hi1 <= hi0 for (lo0, hi0), (lo1, hi1) in zip(brackets, brackets[1:-1])), t
-    assert list(C._bonferroni(iter([(0.01, 0.02), (0.3, 0.6)]), 3)) == [(0.03, 0.06), (0.8999999999999999, 1.0)]
+    # min(1, m p) at both ends: a bracket wholly above 1/m is (1, 1)
+    assert list(C._bonferroni(iter([(0.01, 0.02), (0.3, 0.6), (0.4, 0.6)]), 3)) == [
+        (0.03, 0.06), (0.8999999999999999, 1.0), (1.0, 1.0)]
 
 
 def test_the_verdict_from_brackets_is_the_verdict_from_the_p_values_in_fewer_steps():
