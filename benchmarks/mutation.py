@@ -561,7 +561,13 @@ def out_of_date(data: dict) -> dict[str, list[str]]:
 # a mutant's selected tests run fastest first, by the durations mutmut recorded on the unmutated code,
 # so that pytest's -x (mutmut's) stops at the first failing test as soon as it can. The tests and
 # their verdicts are the same; only their order changes (mutmut passes them as an unordered set).
+# It also freezes the garbage collector's view of what mutmut's fork server imported in its warm-up
+# (pytest --collect-only: torch, pandas, the tests): every mutant's pytest run in a forked child ends
+# with full collections (pytest's unraisableexception plugin), which otherwise walk all of it and copy
+# its pages. gc.freeze() before fork is what Python's gc docs advise; it changes no object and no test.
+# What it saves: `python benchmarks/mutation.py --fork-cost` (mutation.md, "A mutant's pytest run").
 ORDER_HOOK = """\
+import gc
 import json
 from pathlib import Path
 
@@ -573,6 +579,43 @@ def pytest_collection_modifyitems(config, items):
     if not _DURATIONS and stats.exists():  # read once, when mutmut has written it
         _DURATIONS.update(json.loads(stats.read_text())["duration_by_test"])
     items.sort(key=lambda item: _DURATIONS.get(item.nodeid, float("inf")))
+
+
+def pytest_sessionfinish(session):
+    if session.config.option.collectonly:  # the fork server's warm-up, before it forks the mutants' runs
+        gc.collect()
+        gc.freeze()
+"""
+
+# --fork-cost: in a process warmed up as mutmut's fork server is (pytest --collect-only on the module's
+# tests, the conftest above), the wall time of one forked pytest run of one test, the way mutmut runs a
+# mutant's tests; with the warm-up's objects unfrozen and frozen, alternately, fastest of `repeats` each.
+FORK_COST = """\
+import contextlib, gc, io, json, os, sys, time
+import pytest
+selection, repeats = json.loads(sys.argv[1]), int(sys.argv[2])
+ids = []
+class Ids:
+    def pytest_collection_finish(self, session):
+        ids.extend(item.nodeid for item in session.items)
+with contextlib.redirect_stdout(io.StringIO()):
+    pytest.main(["--rootdir=.", "--collect-only", "-qqq", *selection, "-p", "no:cacheprovider"], plugins=[Ids()])
+frozen_by_hook = gc.get_freeze_count() > 0
+args = ["--rootdir=.", "--tb=native", "-x", "-q", "-p", "no:randomly", "-p", "no:random-order", ids[0],
+        "-p", "no:cacheprovider", "-q"]
+best = {"unfrozen": float("inf"), "frozen": float("inf")}
+for _ in range(repeats):
+    for mode in best:
+        gc.unfreeze() if mode == "unfrozen" else (gc.collect(), gc.freeze())
+        start = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            sys.stdout = sys.stderr = open(os.devnull, "w")
+            os._exit(int(pytest.main(args)))
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0, (mode, ids[0])
+        best[mode] = min(best[mode], time.perf_counter() - start)
+print(json.dumps({"test": ids[0], "frozen_by_hook": frozen_by_hook, **best}))
 """
 
 
@@ -611,6 +654,20 @@ def scratch(name: str, spec: dict) -> Path:
     (folder / "conftest.py").write_text(ORDER_HOOK)
     write_setup(folder, name, spec)
     return folder
+
+
+def fork_cost(name: str, repeats: int) -> dict:
+    """--fork-cost: what one mutant's pytest run costs in a forked child, with the fork server's
+    warm-up objects unfrozen and frozen (FORK_COST), in a fresh scratch folder of ``name``."""
+    spec = MODULES[name]
+    folder = scratch(name, spec)
+    selection = [*spec["tests"]] + (["-k", f"not {spec['deselect']}"] if spec.get("deselect") else [])
+    env = {**mutmut_env(), "PYTHONPATH": str(folder / "src")}
+    before = os.getloadavg()[0]
+    out = subprocess.run([sys.executable, "-c", FORK_COST, json.dumps(selection), str(repeats)], cwd=folder, env=env,
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    result = json.loads(out.strip().splitlines()[-1])
+    return {**result, "module": name, "repeats": repeats, "load": [before, os.getloadavg()[0]]}
 
 
 def mutmut_env() -> dict:
@@ -777,6 +834,13 @@ def render(data: dict) -> str:
     if rows and not any(r.get("carried_on") for r in rows.values()):
         lines += ["", f"Every module afresh, one after another (`--all`): about {sum(r['seconds'] for r in rows.values()) / 60:.0f} "
                   "minutes, the sum of the rows' minutes (each under the load shown, where recorded)."]  # fmt: skip
+    if cost := data.get("fork_cost"):
+        lines += ["", f"A mutant's pytest run (`--fork-cost {cost['module']}` at {cost['commit']}): one test "
+                  f"(`{cost['test']}`) in a child forked from a process warmed up as mutmut's fork server is, "
+                  f"{cost['unfrozen']:.3f} s with the warm-up's objects left to the garbage collector and "
+                  f"{cost['frozen']:.3f} s with them frozen, as the harness's conftest does "
+                  f"(fastest of {cost['repeats']} each, alternating; load {cost['load'][0]:.1f} before, "
+                  f"{cost['load'][1]:.1f} after). Every mutant pays this once, whatever its tests."]  # fmt: skip
     stale = out_of_date(data)
     lines += ["", f"Rows out of date at {git('rev-parse', '--short', 'HEAD')} (a file they depend on changed since "
               "their commit: the module, its tests, tests/conftest.py or a package module these import); "
@@ -843,6 +907,10 @@ def main(argv: list[str] | None = None) -> int:
                         "survivors are tested (source unchanged)")
     parser.add_argument("--survivors-only", action="store_true",
                         help="with --carry-on: test only the survivors; mutants not yet tested stay untested")
+    parser.add_argument("--fork-cost", metavar="MODULE", choices=list(MODULES),
+                        help="time one mutant's pytest run in a forked child, the warm-up's objects unfrozen and "
+                        "frozen (fastest of --repeats each), and record it in mutation.md")
+    parser.add_argument("--repeats", type=int, default=7, help="with --fork-cost: runs of each kind")
     parser.add_argument("--collect-only", action="store_true",
                         help="record what the last run's folder holds, without testing (a run stopped part-way)")
     args = parser.parse_args(argv)
@@ -851,13 +919,19 @@ def main(argv: list[str] | None = None) -> int:
     data = json.loads(JSON.read_text()) if JSON.exists() else {"modules": {}, "before": {}}
     commit = git("rev-parse", "--short", "HEAD") + ("-dirty" if git("status", "--porcelain", "--", "scripts", "tests") else "")
     names = args.modules or list(MODULES)
-    if not args.modules and not (args.all or args.carry_on or args.collect_only or args.render_only):
+    if args.fork_cost:
+        cost = fork_cost(args.fork_cost, args.repeats)
+        cost["commit"] = commit
+        print(json.dumps(cost), file=sys.stderr)
+        data["fork_cost"] = cost
+        JSON.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    if not args.modules and not (args.all or args.carry_on or args.collect_only or args.render_only or args.fork_cost):
         stale = out_of_date(data)
         names = [name for name in MODULES if name in stale]
         current = [name for name in MODULES if name not in stale]
         print(f"current (no file they depend on changed since their row): {', '.join(current) or 'none'}; "
               f"to measure: {', '.join(names) or 'none (--all measures every module)'}", file=sys.stderr)  # fmt: skip
-    if not args.render_only:
+    if not (args.render_only or args.fork_cost):
         for name in names:
             print(f"{name}: mutating scripts/ablation/{name}.py ...", file=sys.stderr, flush=True)
             if args.collect_only:  # a run stopped part-way: what it has measured ("not checked": not yet tested)

@@ -138,6 +138,25 @@ def test_mutation_runs_a_mutants_tests_fastest_first_and_unrecorded_ones_last(tm
     assert order() == ["test_b", "test_d", "test_a", "test_c"]
 
 
+def test_mutation_freezes_what_the_fork_servers_warm_up_imported_and_nothing_else(tmp_path):
+    # mutmut's fork server warms up with pytest --collect-only, then forks one child per mutant: the
+    # harness's conftest freezes the heap there (gc.freeze) and in no other pytest session
+    module = _bench_script("mutation")
+    (tmp_path / "conftest.py").write_text(module.ORDER_HOOK)
+    (tmp_path / "test_some.py").write_text("def test_a():\n    pass\n")
+    probe = ("import gc, sys, pytest\n"
+             "pytest.main([*sys.argv[1:], '-q', '-p', 'no:cacheprovider', 'test_some.py'])\n"
+             "print('frozen', gc.get_freeze_count())\n")  # fmt: skip
+
+    def frozen(*args):
+        out = subprocess.run([sys.executable, "-c", probe, *args], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=120, check=True).stdout  # fmt: skip
+        return int(out.split("frozen ")[-1])
+
+    assert frozen("--collect-only") > 1000  # the warm-up: pytest and what it imported
+    assert frozen() == 0  # a test run (the mutant's, in the forked child) freezes nothing
+
+
 def test_mutation_reads_every_form_of_package_import(tmp_path):
     module = _bench_script("mutation")
     a, b, c, d, e, f = sorted(p.stem for p in module.PACKAGE.glob("*.py") if p.stem != "__init__")[:6]
