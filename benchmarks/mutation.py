@@ -749,8 +749,7 @@ def collect(folder: Path, env: dict, proc, seconds: float) -> dict:
     counts = {k: sum(v == k for v in status.values())
               for k in ("killed", "survived", "timeout", "suspicious", "no tests", "not checked")}  # fmt: skip
     survivors = {}
-    for mutant in sorted(m for m, s in status.items() if s in ("survived", "no tests")):
-        diff = subprocess.run([str(MUTMUT), "show", mutant], cwd=folder, env=env, capture_output=True, text=True).stdout
+    for mutant, diff in _diffs(folder, env, sorted(m for m, s in status.items() if s in ("survived", "no tests"))).items():
         changed = [ln for ln in diff.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
         survivors[mutant] = " / ".join(ln.strip() for ln in changed)[:240]
     return {
@@ -762,6 +761,27 @@ def collect(folder: Path, env: dict, proc, seconds: float) -> dict:
         "load": _load(proc.loads) if proc and getattr(proc, "loads", None) else None,
         "log_tail": (proc.stdout + proc.stderr)[-1500:] if proc and not status else "",
     }
+
+
+# The diff `mutmut show NAME` prints (less its status line), for many mutants in one process: a
+# `mutmut show` per survivor starts Python and imports mutmut for each.
+SHOW = """\
+import json, sys
+from mutmut.mutation.diff_apply import get_diff_for_mutant
+path, names = sys.argv[1], json.loads(sys.stdin.read())
+print(json.dumps({name: get_diff_for_mutant(name, path=path) for name in names}))
+"""
+
+
+def _diffs(folder: Path, env: dict, mutants: list[str]) -> dict:
+    """Each mutant's diff against the module's code, as ``mutmut show`` prints it."""
+    if not mutants:
+        return {}
+    cfg = configparser.ConfigParser()
+    cfg.read(folder / "setup.cfg")
+    out = subprocess.run([sys.executable, "-c", SHOW, cfg["mutmut"]["only_mutate"]], cwd=folder,
+                         env=env, input=json.dumps(mutants), capture_output=True, text=True, check=True).stdout  # fmt: skip
+    return json.loads(out)
 
 
 def _load(loads: list[float]) -> dict:
@@ -834,6 +854,11 @@ def render(data: dict) -> str:
     if rows and not any(r.get("carried_on") for r in rows.values()):
         lines += ["", f"Every module afresh, one after another (`--all`): about {sum(r['seconds'] for r in rows.values()) / 60:.0f} "
                   "minutes, the sum of the rows' minutes (each under the load shown, where recorded)."]  # fmt: skip
+    if run := data.get("invocation"):
+        what = "every module" if set(run["modules"]) == set(MODULES) else ", ".join(run["modules"])
+        lines += ["", f"The last invocation that measured ({what}{', carrying on' if run['carry_on'] else ''}, at "
+                  f"{run['commit']}): {run['seconds'] / 60:.1f} minutes from its start to this file, the reading of "
+                  "the results (the survivors' diffs) included."]  # fmt: skip
     if cost := data.get("fork_cost"):
         lines += ["", f"A mutant's pytest run (`--fork-cost {cost['module']}` at {cost['commit']}): one test "
                   f"(`{cost['test']}`) in a child forked from a process warmed up as mutmut's fork server is, "
@@ -931,6 +956,8 @@ def main(argv: list[str] | None = None) -> int:
         current = [name for name in MODULES if name not in stale]
         print(f"current (no file they depend on changed since their row): {', '.join(current) or 'none'}; "
               f"to measure: {', '.join(names) or 'none (--all measures every module)'}", file=sys.stderr)  # fmt: skip
+    measuring = not (args.render_only or args.fork_cost or args.collect_only)
+    start = time.monotonic()
     if not (args.render_only or args.fork_cost):
         for name in names:
             print(f"{name}: mutating scripts/ablation/{name}.py ...", file=sys.stderr, flush=True)
@@ -947,6 +974,10 @@ def main(argv: list[str] | None = None) -> int:
             data["before" if args.as_before else "modules"][name] = row
             print(f"{name}: {row['counts']} in {row['seconds']:.0f} s", file=sys.stderr, flush=True)
             JSON.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    if measuring and names:  # this invocation from start to here: the rows' runs and the reading of their results
+        data["invocation"] = {"modules": names, "commit": commit, "seconds": round(time.monotonic() - start, 1),
+                              "carry_on": args.carry_on}  # fmt: skip
+        JSON.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     data["modules"] = {k: data["modules"][k] for k in MODULES if k in data["modules"]}
     MD.write_text(render(data))
     return 0

@@ -157,6 +157,36 @@ def test_mutation_freezes_what_the_fork_servers_warm_up_imported_and_nothing_els
     assert frozen() == 0  # a test run (the mutant's, in the forked child) freezes nothing
 
 
+def test_a_real_mutmut_run_of_a_toy_module_is_read_as_mutmut_reports_it(tmp_path):
+    # the harness end to end on a one-function module: mutmut run, then collect() reads every status and
+    # each survivor's diff (one process for all of them) as `mutmut results` and `mutmut show` print them
+    module = _bench_script("mutation")
+    (tmp_path / "src" / "ablation").mkdir(parents=True)
+    (tmp_path / "src" / "ablation" / "__init__.py").write_text("")
+    (tmp_path / "src" / "ablation" / "toy.py").write_text("def half_up(x):\n    if x > 10:\n        return x // 2 + 1\n    return x\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_toy.py").write_text("from ablation.toy import half_up\n\n\ndef test_small():\n    assert half_up(10) == 10\n\n\n"
+                                                    "def test_big():\n    assert half_up(20) > 3\n")  # fmt: skip
+    for sub in ("config", "workflow", "benchmarks"):
+        (tmp_path / sub).mkdir()
+    (tmp_path / "environment.yml").write_text("")
+    (tmp_path / "conftest.py").write_text(module.ORDER_HOOK)
+    module.write_setup(tmp_path, "toy", {"tests": ["tests/test_toy.py"]})
+    env = module.mutmut_env()
+    row = module.collect(tmp_path, env, module.mutmut_run(tmp_path, env, 2), 1.0)
+
+    c = row["counts"]
+    assert c["killed"] >= 1 and c["survived"] >= 3 and row["total"] == sum(c.values()), row  # x >= 10 killed; x > 11, x / 2 survive
+    assert set(row["survivors"]) == {ln.split(":")[0].strip() for ln in subprocess.run(
+        [str(module.MUTMUT), "results"], cwd=tmp_path, env=env, capture_output=True, text=True, check=True).stdout.splitlines()
+        if ln.endswith(": survived")}  # fmt: skip
+    for mutant, diff in row["survivors"].items():
+        shown = subprocess.run([str(module.MUTMUT), "show", mutant], cwd=tmp_path, env=env, capture_output=True, text=True,
+                               check=True).stdout  # fmt: skip
+        changed = [ln.strip() for ln in shown.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+        assert diff == " / ".join(changed) and diff.startswith("-"), (mutant, diff, shown)
+
+
 def test_mutation_reads_every_form_of_package_import(tmp_path):
     module = _bench_script("mutation")
     a, b, c, d, e, f = sorted(p.stem for p in module.PACKAGE.glob("*.py") if p.stem != "__init__")[:6]
