@@ -91,6 +91,12 @@ _NUMERIC_INPUT = "callers pass floats (or whole numbers, which numpy's arithmeti
 _KEYS_INDEX = "every caller of _cells drops the keys' index (reset_index(drop=True)) or only counts its rows"
 _NO_FACTOR_CODES = "with no factors every cell code is 0: as int or float the codes group, sort and split the runs the same (nothing indexes with them then)"
 _DROPNA_NONE = "pandas reads dropna=None as false, the value given"
+_NGROUP_OBSERVED = ("ngroup numbers only the groups that rows fall in, in sorted key order, whether unobserved categories "
+                    "are kept (observed False, or None read as false) or not (observed=True, pandas 3's default)")
+_UNIQUE_CODES = ("each level's codes are distinct (runs sharing a key are refused just above): assume_unique only skips "
+                 "intersect1d's own unique pass, with the same matches and indices")
+_FLOAT_VALUES = ("the values are float64 already: pair_runs passes np.asarray(values, dtype=float), paired_comparisons "
+                 "run_accuracy's floats and claims metric_values' floats")
 _NO_FACTOR_BOOT = "with no factors _seed_bootstrap_level_means returns an empty list (one array per factor), as the else does"
 _AXIS_1 = "x is 2-D: numpy's default axis, the last, is axis 1"
 _UPPER_CLIP = "1 - frac - d and frac - d are below 1 (0 <= frac <= 1, d > 0): the upper clip never acts"
@@ -317,12 +323,18 @@ EQUIVALENT: dict[str, str] = {
     "ablation.stats.x_paired_comparisons__mutmut_154": _NAN_TEXT,
     "ablation.stats.x_paired_comparisons__mutmut_210": _NAN_TEXT,
     "ablation.stats.x_paired_comparisons__mutmut_224": _NAN_TEXT,
-    "ablation.stats.x__pair_frame__mutmut_34": "merge's default is how='inner'",
-    "ablation.stats.x__pair_frame__mutmut_47": "the merged keys are unique (duplicates are refused above), so every sort gives the same order",
-    "ablation.stats.x__pair_frame__mutmut_49": "the merged keys are unique (duplicates are refused above), so every sort gives the same order",
-    "ablation.stats.x__pair_frame__mutmut_51": "the merged keys are unique (duplicates are refused above), so every sort gives the same order",
-    "ablation.stats.x__pair_frame__mutmut_59": "the values are a float64 array already (callers pass np.asarray(values, dtype=float))",
-    "ablation.stats.x__pair_frame__mutmut_64": "the values are a float64 array already (callers pass np.asarray(values, dtype=float))",
+    "ablation.stats.x__pair_frame__mutmut_15": _DROPNA_NONE,
+    "ablation.stats.x__pair_frame__mutmut_16": _NGROUP_OBSERVED,
+    "ablation.stats.x__pair_frame__mutmut_18": _DEFAULT_SORT,
+    "ablation.stats.x__pair_frame__mutmut_20": _NGROUP_OBSERVED,
+    "ablation.stats.x__pair_frame__mutmut_23": _NGROUP_OBSERVED,
+    "ablation.stats.x__pair_frame__mutmut_44": _UNIQUE_CODES,
+    "ablation.stats.x__pair_frame__mutmut_48": _UNIQUE_CODES,
+    "ablation.stats.x__pair_frame__mutmut_50": _UNIQUE_CODES,
+    "ablation.stats.x__pair_frame__mutmut_62": _FLOAT_VALUES,
+    "ablation.stats.x__pair_frame__mutmut_64": _FLOAT_VALUES,
+    "ablation.stats.x__pair_frame__mutmut_67": _FLOAT_VALUES,
+    "ablation.stats.x__pair_frame__mutmut_69": _FLOAT_VALUES,
     "ablation.stats.x__main_effects_core__mutmut_42": "every cell's level is one of its factor's levels: the fill value is always overwritten",
     "ablation.stats.x__main_effects_core__mutmut_45": "every cell's level is one of its factor's levels: the fill value is always overwritten",
     "ablation.stats.x__main_effects_core__mutmut_46": "every cell's level is one of its factor's levels: the fill value is always overwritten",
