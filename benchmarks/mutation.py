@@ -612,13 +612,17 @@ class Ids:
         ids.extend(item.nodeid for item in session.items)
 with contextlib.redirect_stdout(io.StringIO()):
     pytest.main(["--rootdir=.", "--collect-only", "-qqq", *selection, "-p", "no:cacheprovider"], plugins=[Ids()])
-frozen_by_hook = gc.get_freeze_count() > 0
+assert gc.get_freeze_count() > 0, "the conftest's hook did not freeze the warm-up"
 args = ["--rootdir=.", "--tb=native", "-x", "-q", "-p", "no:randomly", "-p", "no:random-order", ids[0],
         "-p", "no:cacheprovider", "-q"]
 best = {"unfrozen": float("inf"), "frozen": float("inf")}
 for _ in range(repeats):
     for mode in best:
-        gc.unfreeze() if mode == "unfrozen" else (gc.collect(), gc.freeze())
+        if mode == "unfrozen":
+            gc.unfreeze()
+        else:
+            gc.collect()
+            gc.freeze()
         start = time.perf_counter()
         pid = os.fork()
         if pid == 0:
@@ -627,13 +631,18 @@ for _ in range(repeats):
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 0, (mode, ids[0])
         best[mode] = min(best[mode], time.perf_counter() - start)
-print(json.dumps({"test": ids[0], "frozen_by_hook": frozen_by_hook, **best}))
+print(json.dumps({"test": ids[0], **best}))
 """
+
+
+def _selection(spec: dict) -> list[str]:
+    """pytest's arguments that select a module's tests (``spec``: its MODULES entry)."""
+    return [*spec["tests"]] + (["-k", f"not {spec['deselect']}"] if spec.get("deselect") else [])
 
 
 def write_setup(folder: Path, name: str, spec: dict) -> None:
     """mutmut's setup.cfg: the module to mutate and the tests that judge it (``spec``)."""
-    selection = [*spec["tests"]] + (["-k", f"not {spec['deselect']}"] if spec.get("deselect") else [])
+    selection = _selection(spec)
     cfg = configparser.ConfigParser()
     cfg["mutmut"] = {
         "source_paths": "src",
@@ -671,12 +680,10 @@ def scratch(name: str, spec: dict) -> Path:
 def fork_cost(name: str, repeats: int) -> dict:
     """--fork-cost: what one mutant's pytest run costs in a forked child, with the fork server's
     warm-up objects unfrozen and frozen (FORK_COST), in a fresh scratch folder of ``name``."""
-    spec = MODULES[name]
-    folder = scratch(name, spec)
-    selection = [*spec["tests"]] + (["-k", f"not {spec['deselect']}"] if spec.get("deselect") else [])
+    folder = scratch(name, MODULES[name])
     env = {**mutmut_env(), "PYTHONPATH": str(folder / "src")}
     before = os.getloadavg()[0]
-    out = subprocess.run([sys.executable, "-c", FORK_COST, json.dumps(selection), str(repeats)], cwd=folder, env=env,
+    out = subprocess.run([sys.executable, "-c", FORK_COST, json.dumps(_selection(MODULES[name])), str(repeats)], cwd=folder, env=env,
                          capture_output=True, text=True, check=True).stdout  # fmt: skip
     result = json.loads(out.strip().splitlines()[-1])
     return {**result, "module": name, "repeats": repeats, "load": [before, os.getloadavg()[0]]}
