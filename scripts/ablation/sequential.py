@@ -86,7 +86,7 @@ def log_capital(z: np.ndarray, m, alpha: float) -> tuple[np.ndarray, np.ndarray]
 
 
 def _p(log_k: np.ndarray) -> np.ndarray:
-    return np.minimum(1.0, 2.0 * np.exp(-log_k))
+    return np.minimum(1.0, np.exp(-log_k))
 
 
 def directional_p(x, bound: float, bounds, alpha: float) -> tuple[np.ndarray, np.ndarray]:
