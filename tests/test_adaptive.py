@@ -10,6 +10,7 @@ import pytest
 
 from ablation import adaptive as A
 from ablation import config as C
+from ablation import seedtests as T
 from ablation.config import Study
 
 STATS = {"confidence": 0.95, "n_resamples": 99, "converged_threshold": 0.95, "alpha": 0.05}
@@ -67,10 +68,13 @@ def test_rounds_are_deterministic_and_end():
     study = make_study([BETTER, NOT_WORSE])
     first, second = rounds(study, flaky), rounds(study, flaky)
     assert [[r.hash for r in new] for _, new in first] == [[r.hash for r in new] for _, new in second]
-    assert len(first) >= 2  # the coin-flip cell leaves both claims open after the first seeds
-    # the two claims share the post-norm, no-warm-up cell: three cells, each once per new seed
+    assert len(first) >= 2  # the coin-flip cell leaves the better claim open after the first seeds
+    # pre-norm converges at every seed, so not_worse holds at each of the first 10 seeds and is
+    # resolved at once; the open claim gets seeds in its own two cells, each once per new seed
+    states = {r["id"]: r["state"] for r in first[0][0]}
+    assert states == {"warm-helps": "open", "pre-ok": "resolved"}
     cells = {(r.factors["norm"], r.factors["warmup"]) for r in first[0][1]}
-    assert cells == {("post", 0), ("post", 100), ("pre", 0)} and len(first[0][1]) == 3 * ADAPTIVE["batch"]
+    assert cells == {("post", 0), ("post", 100)} and len(first[0][1]) == 2 * ADAPTIVE["batch"]
     final = first[-1][0]
     assert all(r["state"] in ("resolved", "max_seeds", "unreachable") for r in final)
     assert all(r["n_seeds"] <= ADAPTIVE["max_seeds"] for r in final)
@@ -161,9 +165,13 @@ def test_claims_of_an_adaptive_study_use_the_anytime_valid_rule():
     fixed = CL.evaluate_family([("depth", [BETTER], summary, None, study.factor_names)], STATS)
     adaptive = CL.evaluate_family([("depth", [BETTER], summary, None, study.factor_names)], STATS,
                                   adaptive={"depth": design})  # fmt: skip
-    cells = A.claim_values(C.check_claims([BETTER], study.factor_names, list(summary.columns))[0], summary,
-                           study.factor_names, stats.resolve_cfg(STATS))  # fmt: skip
-    assert adaptive["p_value"].iloc[0] == pytest.approx(min(Q.claim_p(BETTER, cells, 0.05)))
+    claim = C.check_claims([BETTER], study.factor_names, list(summary.columns))[0]
+    [cell] = A.claim_cells_of(claim, summary, study.factor_names, stats.resolve_cfg(STATS))
+    cond = CL.conditions(claim)[0]
+    counted = cond.counted(cell)
+    sure, possible = cond.sure(cell.lo, cell.hi), cond.possible(cell.lo, cell.hi)
+    # the e-process on the untied seeds' signs, in seed order
+    assert adaptive["p_value"].iloc[0] == pytest.approx(min(T.share_p_sequential(sure, possible, counted, 0.5, 0.05)))
     assert adaptive["p_value"].iloc[0] != pytest.approx(fixed["p_value"].iloc[0])
     assert "anytime-valid" in adaptive["rule"].iloc[0] and "anytime-valid" not in fixed["rule"].iloc[0]
     assert adaptive["n"].iloc[0] == 20
@@ -179,11 +187,12 @@ def test_plan_says_what_the_rounds_can_reach():
     raw["studies"]["s"]["factors"]["warmup"] = [0, 100]
     raw["studies"]["s"]["claims"] = [BETTER]
     table = plan.plan(C.validate(raw))
-    sup, con = Q.seeds_to_resolve(BETTER, 0.05, 0.05, 40)
+    sup, con = plan._sequential_share_seeds(0.5, 0.05, 40)
     row = table.iloc[0]
     assert (row["seeds"], row["supported"], row["seeds_needed"]) == ("2-40", "yes", sup)
     # exactly then the rounds' rule calls it resolved, and not one seed earlier
-    assert Q.claim_p(BETTER, [np.ones(sup)], 0.05)[0] <= 0.05 < Q.claim_p(BETTER, [np.ones(sup - 1)], 0.05)[0]
-    assert con == sup  # a symmetric bet: as many -1 seeds contradict it
+    every = lambda n: T.share_p_sequential(np.ones(n), np.ones(n), np.ones(n, dtype=bool), 0.5, 0.05)[0]  # noqa: E731
+    assert every(sup) <= 0.05 < every(sup - 1)
+    assert con == sup  # a symmetric bet at share 1/2: as many losing seeds contradict it
     raw["studies"]["s"]["adaptive"] = {"max_seeds": sup - 1, "batch": 1}
     assert plan.plan(C.validate(raw)).iloc[0]["supported"] == "no"

@@ -542,7 +542,7 @@ def test_defaults_are_filled_in_and_nothing_is_shared():
     first = C.validate(raw)
     assert raw == BASE  # the input is not changed
     assert first.stats == {"confidence": 0.95, "n_resamples": 9999, "bootstrap_max_n": 1000,
-                           "converged_threshold": 0.95, "alpha": 0.05}  # fmt: skip
+                           "converged_threshold": 0.95, "alpha": 0.05, "family": "study"}  # fmt: skip
     assert first.verify == {"sample": 3, "random_seed": 0}
     assert first.outdir == "." and C.validate(mutate(lambda c: c.update(outdir="smoke/a"))).outdir == "smoke/a"
     partial = C.validate(mutate(lambda c: c.update(stats={"alpha": 0.01}, verify={"sample": 1})))
@@ -614,9 +614,11 @@ def test_every_kind_of_claim_is_accepted_with_its_defaults_filled_in():
     assert list(kinds) == [b["properties"]["kind"]["const"] for b in S.schema()["definitions"]["claim"]["oneOf"]]
     for kind, keys in kinds.items():
         [out] = _claims({**base, "kind": kind, **keys})
-        defaults = {"source": "", "note": "", "where": {}, "cells": "every"}
+        defaults = {"source": "", "note": "", "where": {}, "cells": "every", "estimand": "share", "share": 0.5, "exact": False}
         if kind != "grad_trend":
             defaults["metric"] = "test_acc"
+        else:
+            defaults["min_slope"] = 0
         assert out == defaults | base | {"kind": kind} | keys, kind
     given = {**base, "kind": "at_least", "threshold": 0.9, "where": {"norm": "pre"}}
     [out] = _claims(given)
@@ -756,10 +758,10 @@ EXACT = [
      "study 's1': claims[0]: missing required key 'id', 'statement'"),
     ("two-unknown", lambda c: c.update(stats={"alfa": 0.1, "confidense": 0.9}),
      "stats: unknown key 'alfa' (did you mean 'alpha'?), 'confidense' (did you mean 'confidence'?); allowed: confidence,"
-     " n_resamples, bootstrap_max_n, converged_threshold, alpha"),
+     " n_resamples, bootstrap_max_n, converged_threshold, alpha, family"),
     ("unknown-no-hint", lambda c: c.update(verify={"zzz": 1}), "verify: unknown key 'zzz'; allowed: sample, random_seed"),
     ("id-outside-claims", lambda c: c.update(stats={"id": "x"}),  # only a claim is named by its id
-     "stats: unknown key 'id'; allowed: confidence, n_resamples, bootstrap_max_n, converged_threshold, alpha"),
+     "stats: unknown key 'id'; allowed: confidence, n_resamples, bootstrap_max_n, converged_threshold, alpha, family"),
     ("study-name", rename_study("../x"),
      "studies: study name '../x' is not a safe folder name (letters, digits, _ . -; starting with a letter or digit)"),
     ("no-studies-key", lambda c: c.pop("studies"), "studies: at least one study is required"),
@@ -853,10 +855,10 @@ def test_exact_messages_of_files(tmp_path, name, data, message):
         # a claim's unknown key: the keys every claim has, then those of its kind, each once
         (claim(kind="at_least", threshold=0.5, tresh=0.6),
          "study 's1': claim 'c': unknown key 'tresh' (did you mean 'threshold'?); allowed: id, statement, source, note,"
-         " kind, where, metric, cells, threshold"),
+         " kind, where, metric, cells, estimand, share, exact, threshold"),
         (claim(kind="better", factor="norm", levels=["post", "pre"], margin=0.1),
          "study 's1': claim 'c': unknown key 'margin'; allowed: id, statement, source, note, kind, where, metric, cells,"
-         " factor, levels"),
+         " estimand, share, exact, factor, levels"),
     ],
     ids=["d_model-schema-default", "heads-schema-default", "claim-unknown-key", "claim-key-of-another-kind"],
 )  # fmt: skip
@@ -870,3 +872,27 @@ def test_a_headline_naming_a_claim_is_accepted():
     one_claim = [{"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5}]
     cfg = C.validate(mutate(lambda c: (study(c).update(claims=one_claim), c.update(report={"headline": ["c"]}))))
     assert cfg.raw["report"] == {"headline": ["c"]} and [cl["id"] for cl in cfg.studies["s1"].claims] == ["c"]
+
+
+@pytest.mark.parametrize(
+    "keys, message",
+    [
+        ({"kind": "at_least", "threshold": 0.5, "exact": True},
+         "claim 'c': 'exact' needs kind at_value with target 0.5 (the twin certificate proves chance exactly)"),
+        ({"kind": "at_value", "target": 0.6, "tolerance": 0.01, "exact": True},
+         "claim 'c': 'exact' needs kind at_value with target 0.5 (the twin certificate proves chance exactly)"),
+        ({"kind": "grad_trend", "factor": "norm", "growing": "post", "flat": "pre", "flat_margin": 0.1, "estimand": "mean"},
+         "claim 'c': estimand mean is not for kind grad_trend (slopes have no bound); use share"),
+    ],
+    ids=["exact-at-least", "exact-off-chance", "mean-slopes"],
+)  # fmt: skip
+def test_an_estimand_that_cannot_hold_is_refused_in_one_line(keys, message):
+    with pytest.raises(C.ConfigError) as info:
+        _claims({"id": "c", "statement": "x", **keys}, factors=["norm"])
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("share", [0, 1, 1.5, "half"])
+def test_a_share_outside_zero_and_one_is_refused(share):
+    with pytest.raises(C.ConfigError, match=r"^claim 'c': share: "):
+        _claims({"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5, "share": share})

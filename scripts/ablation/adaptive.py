@@ -31,9 +31,10 @@ from . import io, outputs
 from . import settings as S
 from . import sequential as Q
 from . import stats
+from . import units as U
 from .config import Run, Study, _same_value, check_claims, format_value
 
-STATES = ("resolved", "max_seeds", "unreachable", "open", "fixed design")
+STATES = ("resolved", "max_seeds", "unreachable", "open", "fixed design", "exact")
 ROUND_CLAIM_COLUMNS = [
     "round", "id", "kind", "inference", "n_seeds", "p_sup", "p_con", "p_family", "verdict", "state", "next_seeds",
 ]  # fmt: skip
@@ -93,61 +94,50 @@ def claim_cells(claim: dict, study: Study) -> list[dict]:
     return [combo for combo in study.combinations() if keep(combo)]
 
 
-def claim_units(claim: dict, summary: pd.DataFrame, factors: list, cfg: dict) -> list:
-    """The claim's cells as the claims module builds them (its units: label, seeds, values)."""
-    sub = CL._select(summary, claim["where"], claim["id"])
-    units, _ = (CL._units_paired if claim["kind"] in CL.PAIRED_KINDS else CL._units_one_level)(claim, sub, factors, cfg)
-    return units
-
-
-def seed_ordered(unit) -> np.ndarray:
-    """A cell's per-seed values (paired kinds: differences) in seed order."""
-    return np.asarray(unit.values, dtype=float)[np.argsort(np.asarray(unit.seeds, dtype=float), kind="stable")]
-
-
-def claim_values(claim: dict, summary: pd.DataFrame, factors: list, cfg: dict) -> list[np.ndarray]:
-    """Per cell of the claim, its per-seed values (paired kinds: differences) in seed order."""
-    return [seed_ordered(u) for u in claim_units(claim, summary, factors, cfg)]
+def claim_cells_of(claim: dict, summary: pd.DataFrame, factors: list, cfg: dict) -> list:
+    """The claim's cells as the claims module builds them (``ablation.claims.Cell``: per seed, in
+    seed order, the interval its value lies in)."""
+    sub = U.select(summary, claim["where"], claim["id"])
+    cells, _ = U.cells_of(claim, sub, factors, cfg)
+    return cells
 
 
 def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dict, family_size=None) -> list[dict]:
     """Each claim's anytime-valid p-values, its verdict and its state (``STATES``).
 
     A round calls a claim resolved when ``p_family`` = min(1, family_size x p) <= alpha: Bonferroni
-    over the config's ``family_size`` claims (default: the study's), an upper bound on the
-    Holm-adjusted p the claims rule gives it over the whole family, so a claim the rounds stop as
-    resolved keeps its verdict there. Reachability asks for the same level."""
+    over the ``family_size`` claims of its family (default: the study's non-exact claims), an upper
+    bound on the Holm-adjusted p the claims rule gives it, so a claim the rounds stop as resolved
+    keeps its verdict there; the verdict comes from the claims rule's own ``decided``. Reachability
+    asks for the same level. Exact claims are checked on every run and need no rounds."""
     cfg = stats.resolve_cfg(stats_cfg)
     alpha = cfg["alpha"]
     factors = study.factor_names
-    rows, values = [], []
-    for c in check_claims(study.claims, factors, list(summary.columns)):
-        sequential = c["kind"] in Q.SEQUENTIAL_KINDS
-        cells = claim_values(c, summary, factors, cfg) if sequential else []
-        p_sup, p_con = Q.claim_p(c, cells, alpha) if sequential else (np.nan, np.nan)
-        values.append(cells)
-        rows.append({
-            "id": c["id"], "kind": c["kind"], "claim": c,
-            "inference": "anytime-valid (betting e-process)" if sequential else "fixed design (first round's seeds)",
-            "n_seeds": min((len(x) for x in cells), default=0) if sequential else len(study.seeds),
-            "p_sup": p_sup, "p_con": p_con,
-        })  # fmt: skip
-    m = family_size or len(rows)
-    for i, r in enumerate(rows):
-        r.update(p_family=np.nan, verdict="", state="fixed design")
-        if r["kind"] not in Q.SEQUENTIAL_KINDS:
+    design = {"seeds": list(study.seeds), **adaptive}
+    claims = check_claims(study.claims, factors, list(summary.columns))
+    m = family_size or sum(not c.get("exact") for c in claims) or 1
+    rows = []
+    for c in claims:
+        row = {"id": c["id"], "kind": c["kind"], "claim": c, "n_seeds": len(study.seeds), "p_sup": np.nan,
+               "p_con": np.nan, "p_family": np.nan, "verdict": "", "state": "fixed design",
+               "inference": "fixed design (first round's seeds)"}  # fmt: skip
+        rows.append(row)
+        if c.get("exact"):
+            row.update(state="exact", inference="exact (every run's twin certificate)")
             continue
-        p = min(r["p_sup"], r["p_con"])
-        r["p_family"] = min(1.0, m * p)
-        r["verdict"] = "INCONCLUSIVE" if r["p_family"] > alpha else "SUPPORTED" if r["p_sup"] <= r["p_con"] else "CONTRADICTED"
-        if r["verdict"] != "INCONCLUSIVE":
-            r["state"] = "resolved"
-        elif r["n_seeds"] >= adaptive["max_seeds"]:
-            r["state"] = "max_seeds"
-        elif not Q.reachable(r["claim"], values[i], alpha, adaptive["max_seeds"], level=alpha / m):
-            r["state"] = "unreachable"
+        if c["kind"] not in Q.SEQUENTIAL_KINDS:
+            continue
+        r = CL.claim_test(c, summary, None, factors, cfg, design)
+        row.update(inference="anytime-valid (betting e-process)", n_seeds=r.n, p_sup=r.p_sup, p_con=r.p_con,
+                   p_family=min(1.0, m * min(r.p_sup, r.p_con)), verdict=CL.decided(r.p_sup, r.p_con, m, 0.0, alpha))  # fmt: skip
+        if row["verdict"] != "INCONCLUSIVE":
+            row["state"] = "resolved"
+        elif r.n >= adaptive["max_seeds"]:
+            row["state"] = "max_seeds"
+        elif not CL.reachable(c, summary, factors, cfg, design, level=alpha / m):
+            row["state"] = "unreachable"
         else:
-            r["state"] = "open"
+            row["state"] = "open"
     return rows
 
 
@@ -232,19 +222,26 @@ def rounds_table(round_files) -> pd.DataFrame:
 
 def sequences_table(study: Study, summary: pd.DataFrame, stats_cfg: dict) -> pd.DataFrame:
     """The confidence sequence of every sequential claim's cells after each seed (``SEQUENCE_COLUMNS``),
-    beside the claim's decision bounds."""
+    beside the claim's decision bounds: for the estimand ``share`` of the share of seeds that meet
+    the claim's condition (bounds: ``share``), for ``mean`` of the mean (bounds: the claim's band)."""
     cfg = stats.resolve_cfg(stats_cfg)
     rows = []
     for c in check_claims(study.claims, study.factor_names, list(summary.columns)):
-        if c["kind"] not in Q.SEQUENTIAL_KINDS:
+        if c["kind"] not in Q.SEQUENTIAL_KINDS or c.get("exact"):
             continue
-        lo_b, hi_b = Q.band(c)
-        for u in claim_units(c, summary, study.factor_names, cfg):
-            x = seed_ordered(u)
-            lo, hi = Q.confidence_sequence(x, Q.bounds_of(c["kind"]), 1 - cfg["confidence"])
+        cond = CL.conditions(c)[0]
+        for cell in claim_cells_of(c, summary, study.factor_names, cfg):
+            if c["estimand"] == "mean":
+                x, bounds, (lo_b, hi_b) = cell.lo, Q.bounds_of(c["kind"]), Q.band(c)
+            else:
+                counted = cond.counted(cell)
+                x, bounds, lo_b, hi_b = cond.sure(cell.lo, cell.hi)[counted].astype(float), (0.0, 1.0), c["share"], c["share"]
+            if not len(x):
+                continue
+            lo, hi = Q.confidence_sequence(x, bounds, 1 - cfg["confidence"])
             means = np.cumsum(x) / np.arange(1, len(x) + 1)
             for k in range(len(x)):
-                rows.append([c["id"], u.label, k + 1, means[k], lo[k], hi[k], lo_b, hi_b])
+                rows.append([c["id"], cell.label, k + 1, means[k], lo[k], hi[k], lo_b, hi_b])
     return pd.DataFrame(rows, columns=SEQUENCE_COLUMNS)
 
 

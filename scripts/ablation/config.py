@@ -552,9 +552,20 @@ def check_claims(claims: list, factors, columns, study: str | None = None) -> li
             for v in value if isinstance(value, list) else [value]:
                 if col in factors and not known(v, col):
                     raise ConfigError(f"{where}'where' {col}={v!r} is not a level of that factor ({levels[col]})")
+        if claim.get("exact") and (claim["kind"] != "at_value" or claim["target"] != 0.5):
+            raise ConfigError(f"{where}'exact' needs kind at_value with target 0.5 (the twin certificate proves chance exactly)")
+        if claim.get("estimand") == "mean" and claim["kind"] == "grad_trend":
+            raise ConfigError(f"{where}estimand mean is not for kind grad_trend (slopes have no bound); use share")
         kind_properties = _branch(definitions["claim"], claim["kind"])[1]
         out.append(_fill_defaults(claim, {"properties": definitions["claim"]["properties"] | kind_properties}))
     return out
+
+
+def family_size(claims_by_study: dict, study: str, family: str = "study") -> int:
+    """How many claims share ``study``'s error family: its non-exact claims (``family: study``) or
+    every non-exact claim of the config (``family: config``). Exact claims belong to no family."""
+    members = claims_by_study.values() if family == "config" else [claims_by_study[study]]
+    return sum(not c.get("exact", False) for claims in members for c in claims)
 
 
 def load(path) -> Config:

@@ -2,9 +2,12 @@
 
 A verdict that the design cannot reach is a warning, not an error: the claims table will say
 INCONCLUSIVE whatever the runs show, so more seeds (or a wider margin) are needed first. The rules
-mirror ``ablation.claims``: every claim of the config is one Holm family of m claims, so a claim
-that must be decisive wherever it falls in Holm's order needs p <= alpha / m; a claim judged in
-every cell needs Bonferroni over the cells for CONTRADICTED.
+are those of ``ablation.claims``: a claim is one of the m non-exact claims of its Holm family, so
+a claim that must be decisive wherever it falls in Holm's order needs p <= alpha / m; CONTRADICTED
+in every cell is Bonferroni over the cells. With the estimand ``share`` the most favourable seeds
+(all meeting the condition, or none) give p = share**n (or (1 - share)**n); a verdict that rests on
+exactly that many seeds falls with any one of them, so the plan asks for one seed of slack, which
+leave-one-seed-out robustness needs. Exact claims need no seeds: they are checked on every run.
 
     python -m ablation.plan config/config.yaml
 """
@@ -14,31 +17,16 @@ from __future__ import annotations
 import math
 import sys
 
+import numpy as np
 import pandas as pd
-from scipy import special
-from scipy.stats import ksone
 
 from . import config as ablation_config
+from . import seedtests as T
+from . import sequential as Q
 from . import stats
 
 PLAN_COLUMNS = ["study", "claim", "kind", "seeds", "cells", "supported", "contradicted", "seeds_needed", "note"]
 MAX_SEEDS = 10_000
-
-
-def _seeds_for(ok) -> int | None:
-    """Fewest seeds n (2..MAX_SEEDS) with ok(n) true, ok monotone in n; None if none."""
-    if not ok(MAX_SEEDS):
-        return None
-    lo, hi = 2, MAX_SEEDS
-    while lo < hi:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if ok(mid) else (mid + 1, hi)
-    return lo
-
-
-def _ks(n: int, alpha: float) -> float:
-    """Half-width factor of Anderson's bound (every seed equal) at two-sided level alpha."""
-    return float(ksone.ppf(1 - alpha / 2, n))
 
 
 def _n_cells(study, claim: dict) -> int:
@@ -55,91 +43,79 @@ def _n_cells(study, claim: dict) -> int:
     return math.prod(counts)
 
 
-def claim_plan(study, claim: dict, m: int, alpha: float) -> dict:
-    """Reachability of SUPPORTED and CONTRADICTED for one claim; alpha_m = alpha / m is the Holm
-    level a claim meets wherever it ranks."""
+def _sequential_share_seeds(share: float, level: float, max_seeds: int) -> tuple[int | None, int | None]:
+    """Fewest seeds, all meeting the condition (or none), with which the e-process on the seeds'
+    outcomes reaches ``level``; None beyond ``max_seeds``."""
+    out = []
+    for outcome in (1.0, 0.0):
+        x = np.full(max_seeds, outcome)
+        above, below = Q.directional_p(x, share, (0.0, 1.0), level)
+        p = above if outcome == 1.0 else below
+        hit = np.flatnonzero(p <= level)
+        out.append(int(hit[0]) + 1 if hit.size else None)
+    return out[0], out[1]
+
+
+def claim_plan(study, claim: dict, m: int, alpha: float, adaptive: dict | None = None) -> dict:
+    """Reachability of SUPPORTED and CONTRADICTED for one claim of a family of ``m`` claims:
+    alpha / m is the Holm level a claim meets wherever it ranks. ``adaptive``: the study's
+    ``{max_seeds, batch}`` when its rounds add seeds."""
     seeds = claim.get("where", {}).get("seed", study.seeds)
     n = len(seeds) if isinstance(seeds, list) else 1
     cells = _n_cells(study, claim)
-    kind, metric = claim["kind"], claim.get("metric", "test_acc")
-    a_m = alpha / m
-    row = dict(study=study.name, claim=claim["id"], kind=kind, seeds=n, cells=cells)
-    if kind == "better":
-        # the sign-flip test's floor 2 / 2**n against the Holm level; every cell for SUPPORTED,
-        # Bonferroni over cells for CONTRADICTED
-        floor = stats.reachable_p(n)
-        row["supported"] = "yes" if floor <= a_m else "only early in Holm's order" if floor <= alpha else "no"
-        row["contradicted"] = "yes" if floor * cells <= a_m else "no" if floor * cells > alpha else "only early in Holm's order"
-        row["seeds_needed"] = stats.seeds_to_reach(a_m / cells)
-        row["note"] = f"smallest p with {n} seeds: {floor:.4g}; Holm level alpha / m = {a_m:.4g} over {m} claims"
+    row = dict(study=study.name, claim=claim["id"], kind=claim["kind"], seeds=n, cells=cells)
+    if claim.get("exact"):
+        row.update(supported="yes", contradicted="yes", seeds_needed=None,
+                   note="exact: every run's twin certificate is checked; no p-value, no family")  # fmt: skip
         return row
+    a_m = alpha / max(m, 1)
+    conds = 2 if claim["kind"] == "grad_trend" else 1
+    estimand, share = claim.get("estimand", "share"), claim.get("share", 0.5)
+    sequential = adaptive is not None and claim["kind"] in Q.SEQUENTIAL_KINDS
+    if estimand == "mean":
+        limit = adaptive["max_seeds"] if sequential else MAX_SEEDS
+        sup, con = Q.seeds_to_resolve(claim, alpha, a_m, limit, cells)
+        how = "the mean over seeds (betting e-process), with every seed at the most favourable value"
+    elif sequential:
+        sup, _ = _sequential_share_seeds(share, a_m, adaptive["max_seeds"])
+        _, con = _sequential_share_seeds(share, a_m / (cells * conds), adaptive["max_seeds"])
+        how = f"share > {share:g} by the e-process on the seeds' outcomes, every seed agreeing"
+    else:
+        sup, _ = T.least_seeds(share, a_m, MAX_SEEDS)
+        _, con = T.least_seeds(share, a_m / (cells * conds), MAX_SEEDS)
+        how = f"share > {share:g} by the exact binomial test, every seed agreeing"
     if n < 2:
-        row.update(supported="no", contradicted="no", seeds_needed=2, note="an interval over seeds needs 2 seeds")
+        row.update(supported="no", contradicted="no", seeds_needed=max(2, (sup or 2) + 1),
+                   note="no verdict from fewer than 2 seeds")  # fmt: skip
         return row
-    row.update(supported="yes", contradicted="yes")
-    # what every seed equal (the degenerate outcome) can decide: Clopper-Pearson for a 0/1 metric,
-    # Tango's score interval for paired 0/1 differences, else Anderson's bound
-    if kind in ("at_value", "at_least") and metric == "converged":
-        target = claim["threshold"] if kind == "at_least" else claim["target"] - claim["tolerance"]
-        ok = lambda k: (a_m / 2) ** (1 / k) >= target  # noqa: E731 (all seeds converge: CP lower bound)
-        row["supported"] = "yes" if ok(n) else "no"
-        row["seeds_needed"] = _seeds_for(ok)
-        row["note"] = "with every seed converged, Clopper-Pearson's lower bound must clear the bound"
-        return row
-    if kind == "at_value":
-        v, tol = claim["target"], claim["tolerance"]
-        ok = lambda k: _ks(k, a_m) * max(v, 1 - v) <= tol  # noqa: E731
-    elif kind == "at_least":
-        ok = lambda k: (a_m / 2) ** (1 / k) >= claim["threshold"]  # noqa: E731 (every seed at 1.0)
-    elif kind in ("equivalent", "not_worse") and metric == "converged" and claim.get("cells", "every") == "every":
-        z2 = special.ndtri(1 - a_m / 2) ** 2
-        ok = lambda k: z2 / (k + z2) <= claim["margin"]  # noqa: E731 (every pair concordant: Tango's bound)
-    elif kind in ("equivalent", "not_worse"):
-        ok = lambda k: _ks(k, a_m) <= claim["margin"]  # noqa: E731 (every seed difference 0)
-    else:
-        ok = None
-    if ok is not None:
-        needed = _seeds_for(ok)
-        row["seeds_needed"] = needed if needed is not None and needed > n else None
-        if needed is None:
-            equal = f"SUPPORTED needs more than {MAX_SEEDS:,} seeds"
-        elif needed > n:
-            equal = f"SUPPORTED needs {needed} seeds"
-        else:
-            equal = "that decides too"
-        row["note"] = "reachable when the seeds differ (skew-corrected t); if every seed gives the same value, " + equal
-    else:
-        row["seeds_needed"], row["note"] = None, "reachable when the slopes' intervals are narrow enough"
+    available = adaptive["max_seeds"] if sequential else n
+    row["supported"] = "yes" if sup is not None and sup <= available else "no"
+    row["contradicted"] = "yes" if con is not None and con <= available else "no"
+    robust = [k + 1 for k in (sup, con) if k is not None]  # a seed of slack for leave-one-seed-out
+    row["seeds_needed"] = sup if sequential else max(robust) if robust else None
+    row["note"] = (f"{how}: SUPPORTED after {sup or f'more than {available}'} seeds, CONTRADICTED after "
+                   f"{con or f'more than {available}'} (Holm level alpha / m = {a_m:.4g} over the {m} claim(s) "
+                   f"of its family" + (f", Bonferroni over {cells * conds} cell condition(s)" if cells * conds > 1 else "") + ")")  # fmt: skip
+    if sequential:
+        row["seeds"] = f"{n}-{adaptive['max_seeds']}"
+        row["note"] = "adaptive (anytime-valid): " + row["note"]
+    elif row["supported"] == "yes" and row["contradicted"] == "yes" and max(robust) > n:
+        row["note"] += f"; {max(robust)} seeds keep a verdict without any one seed"
     return row
-
-
-def _adaptive_plan(cfg, row: dict, m: int, alpha: float) -> None:
-    """An adaptive study's claim with an anytime-valid rule: what its rounds can reach by max_seeds
-    (``ablation.adaptive``: p <= alpha / m, Bonferroni over the config's claims)."""
-    from . import adaptive, sequential  # noqa: PLC0415 (scipy-free, but the claims code is not needed otherwise)
-
-    block = adaptive.settings(cfg.raw["studies"][row["study"]])
-    study = cfg.studies[row["study"]]
-    claim = next(c for c in study.claims if c["id"] == row["claim"])
-    if block is None or claim["kind"] not in sequential.SEQUENTIAL_KINDS:
-        return
-    n_cells = row["cells"] if claim.get("cells", "every") == "every" else 1
-    sup, con = sequential.seeds_to_resolve(claim, alpha, alpha / m, block["max_seeds"], n_cells)
-    row.update(
-        seeds=f"{row['seeds']}-{block['max_seeds']}", supported="yes" if sup else "no",
-        contradicted="yes" if con else "no", seeds_needed=sup,
-        note=f"adaptive (anytime-valid): with the most favourable seeds SUPPORTED after {sup or 'more than max_seeds'}"
-        f", CONTRADICTED after {con or 'more than max_seeds'} seeds, at alpha / m = {alpha / m:.4g}",
-    )  # fmt: skip
 
 
 def plan(cfg) -> pd.DataFrame:
     """One row per claim of the config: PLAN_COLUMNS."""
-    m = sum(len(study.claims) for study in cfg.studies.values())
+    from . import adaptive as A  # noqa: PLC0415 (its settings block only)
+
     alpha = cfg.stats.get("alpha", stats.DEFAULT_CFG["alpha"])
-    rows = [claim_plan(study, claim, m, alpha) for study in cfg.studies.values() for claim in study.claims]
-    for row in rows:
-        _adaptive_plan(cfg, row, m, alpha)
+    family = cfg.stats.get("family", stats.DEFAULT_CFG["family"])
+    by_study = {name: study.claims for name, study in cfg.studies.items()}
+    rows = []
+    for name, study in cfg.studies.items():
+        m = ablation_config.family_size(by_study, name, family)
+        block = A.settings(cfg.raw["studies"][name])
+        rows += [claim_plan(study, claim, m, alpha, block) for claim in study.claims]
     return pd.DataFrame(rows, columns=PLAN_COLUMNS).astype({"seeds_needed": "Int64"})
 
 
@@ -155,7 +131,8 @@ def main(argv=None) -> int:
         return 1
     table = plan(cfg)
     m = len(table)
-    print(f"Plan for {argv[0]}: {m} claim(s), one Holm family at alpha {cfg.stats.get('alpha', 0.05):g}")
+    family = cfg.stats.get("family", stats.DEFAULT_CFG["family"])
+    print(f"Plan for {argv[0]}: {m} claim(s), Holm over the claims of each {family} at alpha {cfg.stats.get('alpha', 0.05):g}")
     print(table.to_string(index=False) if m else "(no claims)")
     blocked = table[(table["supported"] == "no") | (table["contradicted"] == "no")]
     for row in blocked.itertuples():

@@ -56,6 +56,7 @@ from .settings import sorted_levels
 
 DEFAULT_CFG = {
     "confidence": 0.95, "n_resamples": 9999, "bootstrap_max_n": 1000, "converged_threshold": 0.95, "alpha": 0.05,
+    "family": "study",
 }  # fmt: skip
 CHANCE = 0.5
 """Accuracy of a model blind to order (or with NaN/constant outputs) on the swap-paired test set."""

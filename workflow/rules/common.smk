@@ -7,6 +7,7 @@ import sys
 
 from ablation import adaptive
 from ablation import config as ablation_config
+from ablation.config import family_size
 from ablation import outputs
 from ablation import store as run_store
 from ablation.settings import cost_estimate
@@ -159,7 +160,11 @@ def adaptive_spec_json(wildcards):
             "study": STUDIES[wildcards.study].to_dict(),
             "stats": CFG.stats,
             "adaptive": ADAPTIVE[wildcards.study],
-            "family_size": sum(len(study.claims) for study in STUDIES.values()),
+            "family_size": family_size(
+                {name: study.claims for name, study in STUDIES.items()},
+                wildcards.study,
+                CFG.stats.get("family", "study"),
+            ),
         },
         sort_keys=True,
     )

@@ -1,0 +1,192 @@
+"""A claim's runs and seed units: the first two steps of select -> seed units -> test -> verdict.
+
+``select`` picks the runs a claim's ``where`` names (values cast to the column's type). The seed units
+are one number per seed and cell, the values (paired kinds: differences matched on seed and every
+other factor) averaged within the seed: runs that share a seed share data and initialisation, so they
+are one replicate. A diverged run's accuracy is unknown, so a seed's unit is the interval [lo, hi] its
+value is known to lie in (lo == hi for every seed without a diverged run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+
+
+PAIRED_KINDS = ("equivalent", "not_worse", "better")
+
+
+def _fail(claim_id: str, problem: str):
+    raise ValueError(f"claim {claim_id!r}: {problem}")
+
+
+# --------------------------------------------------------------------------- selection
+
+
+def _mask(column: pd.Series, value, cid: str, what: str) -> np.ndarray:
+    """Rows of ``column`` equal to ``value`` (or to any of a list), after casting to the column's type."""
+    values = value if isinstance(value, (list, tuple)) else [value]
+    mask = np.zeros(len(column), dtype=bool)
+    numeric = pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+    for v in values:
+        if numeric:
+            try:
+                fv = float(v)
+            except (TypeError, ValueError):
+                _fail(cid, f"{what}: {v!r} is not a number, but column '{column.name}' is numeric")
+            col = column.to_numpy(dtype=float, na_value=np.nan)
+            mask |= np.isclose(col, fv, rtol=1e-12, atol=0.0)
+        else:
+            text = "True" if v is True else "False" if v is False else str(v)
+            mask |= column.astype(str).eq(text).to_numpy()
+    return mask
+
+
+def select(summary: pd.DataFrame, where: dict, cid: str) -> pd.DataFrame:
+    mask = np.ones(len(summary), dtype=bool)
+    for col, value in where.items():
+        if col not in summary.columns:
+            _fail(cid, f"'where' names column {col!r}, which is not in the results")
+        m = _mask(summary[col], value, cid, f"'where' {col}")
+        if not m.any():
+            _fail(cid, f"'where' {col}={value!r} selects no runs")
+        mask &= m
+    if not mask.any():
+        _fail(cid, f"'where' {where_text(where)} selects no runs")
+    return summary[mask].reset_index(drop=True)
+
+
+def where_text(where: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in where.items()) if where else "all runs"
+
+
+def _level(sub: pd.DataFrame, factor: str, value, cid: str):
+    """The value of ``factor`` in the data that the claim's ``value`` names."""
+    m = _mask(sub[factor], value, cid, f"level of '{factor}'")
+    if not m.any():
+        _fail(cid, f"level {factor}={value!r} selects no runs (after 'where')")
+    return sub[factor].to_numpy()[np.flatnonzero(m)[0]]
+
+
+# --------------------------------------------------------------------------- seed units
+
+
+@dataclass
+class Cell:
+    """One cell's seed units: per seed (sorted), the interval its value is known to lie in (lo ==
+    hi unless a run of that seed diverged)."""
+
+    label: str
+    seeds: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    step: float  # the values' grid: differences within half a step of 0 are ties
+
+    @property
+    def n(self) -> int:
+        return len(self.seeds)
+
+    def known(self) -> np.ndarray:
+        return self.lo == self.hi
+
+
+def _mean_grid(step: float, counts: np.ndarray) -> float:
+    """The grid of seed means of values on a ``step`` grid: a mean of k of them is a multiple of
+    step / k, so means over different numbers of values share the grid step / lcm(k)."""
+    return step / int(np.lcm.reduce(np.maximum(counts, 1).astype(np.int64), initial=1))
+
+
+def _seed_cells(sub: pd.DataFrame, lo: np.ndarray, hi: np.ndarray, strata: list[str], how: str, step: float) -> list[Cell]:
+    """Seed means of [lo, hi] per stratum (cells='every') or over strata within each seed ('average')."""
+    seeds = sub["seed"].to_numpy()
+    strata = [f for f in strata if sub[f].nunique(dropna=False) > 1]
+    if how == "average" or not strata:
+        groups = {f"mean over {len(sub.groupby(strata)) if strata else 1} cell(s)": np.arange(len(sub))}
+    else:
+        groups = {}
+        for key, idx in sub.groupby(strata, sort=True).indices.items():
+            key = key if isinstance(key, tuple) else (key,)
+            groups[", ".join(f"{f}={x}" for f, x in zip(strata, key))] = idx
+    out = []
+    for label, idx in groups.items():
+        s, mlo, k = stats.seed_means(seeds[idx], lo[idx])
+        _, mhi, _ = stats.seed_means(seeds[idx], hi[idx])
+        grid = _mean_grid(step, k)
+        out.append(Cell(label, s, stats.quantize(mlo, grid), stats.quantize(mhi, grid), grid))
+    return out
+
+
+def run_values(sub: pd.DataFrame, metric: str, cfg: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Per run, the interval [lo, hi] its ``metric`` is known to lie in: the value itself, or the
+    metric's whole range [0, 1] for an accuracy a diverged run leaves unknown (``converged`` is
+    known: a diverged run did not converge)."""
+    v = stats.metric_values(sub, metric, cfg)
+    if metric == "converged":
+        return v, v
+    unknown = stats.is_diverged(sub) | ~np.isfinite(stats._num(sub, metric))
+    return np.where(unknown, 0.0, v), np.where(unknown, 1.0, v)
+
+
+def cells_one_level(c, sub, factors, cfg) -> tuple[list[Cell], str]:
+    lo, hi = run_values(sub, c["metric"], cfg)
+    cells = _seed_cells(sub, lo, hi, list(factors), c["cells"], stats.resolution(sub, c["metric"]))
+    return cells, f"{c['metric']} per seed ({where_text(c['where'])})"
+
+
+def cells_paired(c, sub, factors, cfg) -> tuple[list[Cell], str]:
+    factor = c["factor"]
+    la, lb = (_level(sub, factor, lev, c["id"]) for lev in c["levels"])
+    lo, hi = run_values(sub, c["metric"], cfg)
+    keys, alo, blo, unmatched = stats._pair_frame(sub, lo, factor, la, lb, list(factors))
+    _, ahi, bhi, _ = stats._pair_frame(sub, hi, factor, la, lb, list(factors))
+    others = [f for f in factors if f != factor]
+    cells = _seed_cells(keys, blo - ahi, bhi - alo, others, c["cells"], stats.resolution(sub, c["metric"]))
+    desc = (f"{c['metric']} {factor}={lb} minus {factor}={la}, {len(alo)} runs paired on seed and "
+            f"{', '.join(others) or 'no other factor'}, averaged within seed ({where_text(c['where'])})")  # fmt: skip
+    if unmatched:
+        desc += f"; {unmatched} runs without a partner"
+    return cells, desc
+
+
+def _slopes(runs: pd.DataFrame, grads: pd.DataFrame) -> pd.Series:
+    """Least-squares slope of ln(grad_norm) on layer index, per run_id (runs with < 2 usable layers
+    -- a positive, finite norm at a numeric layer index -- get none)."""
+    g = grads[grads["run_id"].isin(runs["run_id"])]
+    norm = pd.to_numeric(g["grad_norm"], errors="coerce").to_numpy(dtype=float)
+    layer = pd.to_numeric(g["layer"], errors="coerce").to_numpy(dtype=float)
+    ok = np.isfinite(norm) & (norm > 0) & np.isfinite(layer)
+    x = layer[ok]
+    with np.errstate(divide="ignore"):
+        y = np.log(norm[ok])
+    frame = pd.DataFrame({"r": g["run_id"].to_numpy()[ok], "x": x, "y": y, "xx": x * x, "xy": x * y})
+    s = frame.groupby("r").agg(n=("x", "size"), sx=("x", "sum"), sy=("y", "sum"), sxx=("xx", "sum"), sxy=("xy", "sum"))
+    den = s["n"] * s["sxx"] - s["sx"] ** 2
+    good = (s["n"] >= 2) & (den > 1e-12)
+    return ((s["n"] * s["sxy"] - s["sx"] * s["sy"])[good] / den[good]).astype(float)
+
+
+def cells_grad(c, sub, factors, init_grads) -> tuple[list[tuple[Cell, Cell]], str]:
+    cid = c["id"]
+    if init_grads is None or not {"run_id", "layer", "grad_norm"} <= set(init_grads.columns):
+        _fail(cid, "kind grad_trend needs the initial-gradient table (run_id, layer, grad_norm)")
+    factor = c["factor"]
+    slopes = _slopes(sub, init_grads)
+    sl = sub["run_id"].astype(str).map(slopes.rename(index=str)).to_numpy(dtype=float)
+    out, dropped = [], int((~np.isfinite(sl)).sum())
+    for name in ("growing", "flat"):
+        m = _mask(sub[factor], _level(sub, factor, c[name], cid), cid, name)
+        out.append(_seed_cells(sub[m].reset_index(drop=True), sl[m], sl[m], [f for f in factors if f != factor],
+                               c["cells"], 0.0))  # fmt: skip
+    desc = f"per seed, least-squares slope of ln(grad_norm at step 0) on layer index ({where_text(c['where'])})"
+    if dropped:
+        desc += f"; {dropped} run(s) without a usable slope (< 2 numeric layer indices with a positive, finite norm) left out"
+    return list(zip(*out)), desc
+
+
+def cells_of(c: dict, sub: pd.DataFrame, factors, cfg: dict) -> tuple[list[Cell], str]:
+    """The seed units of a one-level or paired claim, per cell, and what they are in words."""
+    return (cells_paired if c["kind"] in PAIRED_KINDS else cells_one_level)(c, sub, factors, cfg)
