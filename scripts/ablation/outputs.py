@@ -54,7 +54,7 @@ TABLES = (
     Output(
         "cells", "tables/cells.csv",
         "Test accuracy per cell (one cell per combination of factor values): mean, std, min and max over seeds, "
-        "the interval of the mean over seeds that claims use (ci_lo, ci_hi, ci_method), a descriptive bootstrap "
+        "the interval of the mean over seeds (ci_lo, ci_hi, ci_method), a descriptive bootstrap "
         "over seeds (boot_lo, boot_hi) and a Wilson interval on the pooled test counts (testset_lo, testset_hi: "
         "test-set sampling only, not an interval of the mean over seeds).",
         "Test accuracy per cell",
@@ -102,9 +102,10 @@ TABLES = (
     Output(
         "claims", "tables/claims.csv",
         "The study's claims (from the config), each with its verdict (SUPPORTED, CONTRADICTED or INCONCLUSIVE), "
-        "the estimate and interval over seeds it rests on, its p-value and Holm-adjusted p-value over every claim "
-        "of the config (one error family), and the share of leave-one-seed-out evaluations that repeat the "
-        "verdict (robustness).",
+        "what the seeds show in words (how many met the claim's per-seed condition, the test and its p), the share "
+        "of seeds that met it with its exact interval, its one-sided p-value and the Holm-adjusted p-value over its "
+        "family (the study's claims by default; exact claims, checked on every run's twin certificate, have none), "
+        "and the share of leave-one-seed-out evaluations that repeat the verdict (robustness).",
         "Claims", by_level=False,
     ),
 )  # fmt: skip
@@ -183,7 +184,8 @@ GLOSSARY = {
     "boot_lo": "Lower end of a bootstrap interval over seeds; descriptive only (too narrow at a few seeds).",
     "boot_hi": "Upper end of the descriptive bootstrap interval over seeds.",
     "boot_method": "How the descriptive interval was computed (BCa bootstrap, or t above stats.bootstrap_max_n).",
-    "ci_lo": "Lower end of the interval over seeds at the configured confidence (what verdicts use).",
+    "ci_lo": "Lower end of the interval over seeds at the configured confidence (claims: the confidence sequence "
+    "of a claim whose estimand is the mean; empty for a share).",
     "ci_hi": "Upper end of the interval over seeds at the configured confidence.",
     "ci_method": "Which interval over seeds: Student t, Clopper-Pearson (0/1 per seed) or Anderson (all seeds equal).",
     "pooled_correct": "Test sequences classified correctly, summed over the cell's runs.",
@@ -209,8 +211,9 @@ GLOSSARY = {
     "mean_diff": "Mean over seeds of the test-accuracy difference level_b - level_a (percentage points when shown).",
     "effect_size": "Cohen's d_z: the mean seed difference divided by the standard deviation of the seed differences.",
     "test": "The test: a sign-flip (permutation) test of the mean seed difference, exact at few seeds.",
-    "p_value": "p-value of the test (claims: the smallest alpha at which the rule decides).",
-    "p_holm": "p-value Holm-adjusted (comparisons: over the study's comparisons; claims: over every claim).",
+    "p_value": "p-value of the test (claims: the one-sided test's for the verdict the claim points to; none for an "
+    "exact claim).",
+    "p_holm": "p-value Holm-adjusted (comparisons: over the study's comparisons; claims: over the claim's family).",
     "significant": "p_holm at most stats.alpha.",
     "min_p": "The smallest p-value the non-zero seed differences can reach; above alpha, no test can be significant.",
     "mde": "Minimum detectable effect: the difference the test detects with 80 % power at the strictest Holm level "
@@ -242,11 +245,19 @@ GLOSSARY = {
     "source": "Where the claim comes from (lesson, paper).",
     "kind": "The decision rule: at_value, at_least, equivalent, not_worse, better or grad_trend.",
     "cells": "The cells the claim is evaluated in.",
-    "verdict": "SUPPORTED, CONTRADICTED or INCONCLUSIVE (the interval does not clear the rule's bound).",
-    "estimate": "The number the verdict rests on, with its unit: an accuracy (%), a difference (percentage points) "
-    "or a slope of log gradient norm per layer.",
+    "verdict": "SUPPORTED, CONTRADICTED or INCONCLUSIVE (the test over seeds does not decide at the family's level).",
+    "estimand": "What the claim tests: share (the share of seeds meeting its per-seed condition), mean (the mean "
+    "over seeds) or exact (every run's twin certificate).",
+    "estimate": "The mean over seeds in the deciding cell, with its unit: an accuracy (%), a difference (percentage "
+    "points) or a slope of log gradient norm per layer.",
     "estimate_unit": "The unit of estimate, ci_lo and ci_hi in the claims table (the report adds it; claims.csv has "
     "no such column).",
+    "share": "The share of seeds in the deciding cell that met the claim's per-seed condition.",
+    "share_lo": "Lower end of the exact (Clopper-Pearson) interval of that share over seeds.",
+    "share_hi": "Upper end of the exact (Clopper-Pearson) interval of that share over seeds.",
+    "family": "The claims Holm's adjustment runs over (a study, or the whole config); empty for an exact claim.",
+    "evidence": "What the seeds show, in words: in the deciding cell, how many seeds met the condition, the test, "
+    "its p and the Holm-adjusted p (an exact claim: the twin certificate of every run).",
     "robustness": f"Share of leave-one-seed-out evaluations that give the same verdict; below {ROBUST}: fragile.",
     "verdict_without_diverged": "The verdict with diverged runs left out (only where some diverged).",
     "rule": "The claim's decision rule in words.",
@@ -255,11 +266,11 @@ GLOSSARY = {
     # an adaptive study's tables (ADAPTIVE_TABLES)
     "round": "The adaptive round: 1 after the study's own seeds, then one per batch of further seeds.",
     "inference": "anytime-valid (betting e-process), or fixed design for a kind without a bounded statistic.",
-    "p_sup": "Anytime-valid p-value for SUPPORTED (2 / the largest betting capital so far).",
-    "p_con": "Anytime-valid p-value for CONTRADICTED (2 / the largest betting capital so far).",
-    "p_family": "min(1, number of claims in the config x the smaller p): the round's verdict needs it <= alpha.",
-    "state": "open (gets more seeds), resolved, max_seeds, unreachable (no further seeds could decide it) or "
-    "fixed design.",
+    "p_sup": "Anytime-valid p-value for SUPPORTED (1 / the largest betting capital so far).",
+    "p_con": "Anytime-valid p-value for CONTRADICTED (1 / the largest betting capital so far).",
+    "p_family": "min(1, number of claims in the claim's family x the smaller p): the round's verdict needs it <= alpha.",
+    "state": "open (gets more seeds), resolved, max_seeds, unreachable (no further seeds could decide it), "
+    "fixed design, or exact (checked on every run, no rounds).",
     "next_seeds": "The seeds the claim asked for in the next round (none once it stopped).",
     "cell": "The combination of the other factors a claim's values come from.",
     "cs_lo": "Lower end of the anytime-valid confidence sequence after n_seeds seeds.",

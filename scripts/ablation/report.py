@@ -195,35 +195,26 @@ def estimate_short(c: dict, spec: dict) -> str:
 
 
 def claim_sentence(c: dict, spec: dict, confidence: float, long: bool = False) -> str:
-    """One sentence in plain words: what was measured, with its unit, its interval, what n counts,
-    and what the claim needs."""
-    kind, n = spec["kind"], c.get("n")
+    """What the seeds show, in plain words: the claims table's evidence (how many seeds met the
+    claim's per-seed condition, the test and its p; for an exact claim, the certificate), and, in
+    the long form, the mean over seeds and the rule."""
+    said = f"{c.get('evidence') or c.get('rule', '')}."
+    if not long:
+        return said
+    n = c.get("n")
     seeds = f"{int(n)} seeds" if not _isnan(n) else "no seeds"
     metric = METRIC_WORDS.get(spec.get("metric", "test_acc"), spec.get("metric", "test_acc"))
-    ci = f"{100 * confidence:g} % interval {interval_text(c, spec)}"
-    if not long:
-        ci = ""
-    if kind in ("at_value", "at_least"):
-        said = f"Mean {metric}{_where(spec)}, over {seeds}: {estimate_text(c, spec)}" + (f" ({ci})" if ci else "")
-        need = (f"within {100 * spec['tolerance']:.2g} percentage points of {pct(spec['target'])}" if kind == "at_value"
-                else f"at least {pct(spec['threshold'])}")  # fmt: skip
-        return f"{said}; the claim needs the interval {need}."
-    if kind in ("equivalent", "not_worse", "better"):
-        f, (a, b) = spec["factor"], spec["levels"]
-        said = (f"{metric[0].upper()}{metric[1:]} with {f} = {b} minus with {f} = {a}{_where(spec)}, averaged within "
-                f"each of {seeds}: {estimate_text(c, spec)}" + (f" ({ci})" if ci else ""))  # fmt: skip
-        need = {"equivalent": f"the interval within ±{100 * spec.get('margin', 0):.2g} percentage points",
-                "not_worse": f"the interval's lower end above {-100 * spec.get('margin', 0):.2g} percentage points",
-                "better": "a difference above 0 (a sign-flip test)"}[kind]  # fmt: skip
-        return f"{said}; the claim needs {need}."
-    if kind == "grad_trend":
-        est = c.get("estimate")
-        growth = "" if _isnan(est) else f", {100 * (math.exp(est) - 1):+.1f} % per layer"
-        return (f"Slope of ln(gradient norm at step 0) over the layers for {spec['factor']} = {spec['growing']}"
-                f"{_where(spec)}, over {seeds}: {estimate_text(c, spec)}{growth}" + (f" ({ci})" if ci else "")
-                + "; the claim needs it above 0, "
-                f"and the slope for {spec['flat']} within ±{spec['flat_margin']:g}.")  # fmt: skip
-    return f"{c.get('rule', '')}."
+    what = "Slope" if spec["kind"] == "grad_trend" else f"Mean {metric}"
+    return f"{said} {what}{_where(spec)} over {seeds}: {estimate_text(c, spec)}. Rule: {c.get('rule', '')}."
+
+
+def family_text(stats_cfg: dict, claims: list[dict]) -> str:
+    """The error family in words: which claims Holm's adjustment runs over."""
+    exact = sum(c.get("estimand") == "exact" for c in claims)
+    tail = f" {exact} exact claim(s) belong to no family." if exact else ""
+    if stats_cfg.get("family", "study") == "config":
+        return f"The non-exact claims of the config are one error family (Holm over all of them).{tail}"
+    return f"Each study is one conclusion and one error family: Holm runs over the non-exact claims of each study.{tail}"
 
 
 def headline(claims: pd.DataFrame, ids: list[str]) -> list[dict]:
@@ -412,6 +403,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         headline=headline(claims_df, cfg.raw.get("report", {}).get("headline", [])),
         claims=records,
+        family_text=family_text(cfg.stats, records),
         claims_detail=claims_detail,
         tally=tally,
         robust=ROBUST,
