@@ -11,8 +11,8 @@ config. On a copy of the finished smoke run, with an edited config (dry runs whe
 - a config with its own outdir never touches another config's tables and report;
 - runs in the old layout (results/<study>/runs/<factor~value>/.../seed~N/) move into the store
   without training, with the same params_sha256.
-On config/config.yaml with every run in the store: the lr factor plans 10 training jobs on the
-lesson study and 240 on the factorial, the sorted-keys YAML plans none.
+On config/config.yaml with every run in the store: the lr factor plans 12 training jobs on the
+lesson study and 336 on the factorial, the sorted-keys YAML plans none.
 """
 
 import copy
@@ -266,7 +266,7 @@ def full_store(tmp_path_factory):
     return work
 
 
-@pytest.mark.parametrize("study, expected", [("lesson", 10), ("factorial", 240), (None, 0)])
+@pytest.mark.parametrize("study, expected", [("lesson", 12), ("factorial", 336), (None, 0)])
 def test_default_config_lr_factor_plans_only_the_new_level(full_store, study, expected):
     cfg = copy.deepcopy(FULL_YAML)
     if study is not None:

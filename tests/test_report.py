@@ -116,10 +116,13 @@ def test_cells_pivot_puts_the_last_factor_across_the_columns():
 
 
 def test_claim_sentences_name_units_and_seeds():
-    c = {"estimate": -0.0177, "ci_lo": -0.03, "ci_hi": -0.005, "n": 5, "verdict": "SUPPORTED"}
+    c = {"estimate": -0.0177, "ci_lo": -0.03, "ci_hi": -0.005, "n": 5, "verdict": "SUPPORTED",
+         "evidence": "mean over 1 cell(s): 5 of 5 seeds lost at most 2 pp; share > 0.5, exact binomial test over seeds: p = 0.0312"}
     spec = {"kind": "not_worse", "factor": "norm", "levels": ["post", "pre"], "where": {"warmup": 0}, "margin": 0.02}
     text = report.claim_sentence(c, spec, 0.95)
-    assert "norm = pre minus with norm = post" in text and "5 seeds" in text and "-1.8 percentage points" in text
+    assert text.startswith(c["evidence"]) and "norm = pre minus with norm = post" in text
+    assert "5 seeds" in text and "-1.8 percentage points" in text and "Rule:" not in text
+    assert "Rule: r." in report.claim_sentence(c | {"rule": "r"}, spec, 0.95, long=True)
     assert report.estimate_short(c, spec) == "-1.8 pp [-3.0, -0.5]"
     one = {"kind": "at_least", "where": {}, "threshold": 0.97, "metric": "converged"}
     assert "share of runs that converged" in report.claim_sentence(c | {"estimate": 0.9}, one, 0.95)

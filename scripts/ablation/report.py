@@ -196,16 +196,21 @@ def estimate_short(c: dict, spec: dict) -> str:
 
 def claim_sentence(c: dict, spec: dict, confidence: float, long: bool = False) -> str:
     """What the seeds show, in plain words: the claims table's evidence (how many seeds met the
-    claim's per-seed condition, the test and its p; for an exact claim, the certificate), and, in
-    the long form, the mean over seeds and the rule."""
-    said = f"{c.get('evidence') or c.get('rule', '')}."
-    if not long:
-        return said
-    n = c.get("n")
+    claim's per-seed condition, the test and its p; for an exact claim, the certificate), then what
+    was measured with its unit and what n counts; the long form adds the rule."""
+    kind, n = spec["kind"], c.get("n")
     seeds = f"{int(n)} seeds" if not _isnan(n) else "no seeds"
     metric = METRIC_WORDS.get(spec.get("metric", "test_acc"), spec.get("metric", "test_acc"))
-    what = "Slope" if spec["kind"] == "grad_trend" else f"Mean {metric}"
-    return f"{said} {what}{_where(spec)} over {seeds}: {estimate_text(c, spec)}. Rule: {c.get('rule', '')}."
+    if kind in ("equivalent", "not_worse", "better"):
+        f, (a, b) = spec["factor"], spec["levels"]
+        measured = f"{metric[0].upper()}{metric[1:]} with {f} = {b} minus with {f} = {a}{_where(spec)}, averaged within each of"
+    elif kind == "grad_trend":
+        measured = f"Slope of ln(gradient norm at step 0) over the layers for {spec['factor']} = {spec['growing']}{_where(spec)}, over"
+    else:
+        measured = f"Mean {metric}{_where(spec)}, over"
+    evidence = c.get("evidence") or ""
+    said = (f"{evidence}. " if evidence else "") + f"{measured} {seeds}: {estimate_text(c, spec)}."
+    return f"{said} Rule: {c.get('rule', '')}." if long else said
 
 
 def family_text(stats_cfg: dict, claims: list[dict]) -> str:
