@@ -1,10 +1,13 @@
 """Aggregation's fast path (plain CSV lines checked by comma count, written as they are) gives what
 reading every file with csv.DictReader and writing with csv.DictWriter gives, quoted fields,
-reordered columns and blank lines included; and a row with the wrong number of fields is refused."""
+reordered columns and blank lines included; a row with the wrong number of fields is refused; and a run
+without the twin certificate is read with its certificate missing."""
 
 import csv
 import io as _io
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from ablation import aggregate as A
@@ -94,4 +97,44 @@ def test_a_row_with_the_wrong_number_of_fields_is_refused_naming_its_line(runs, 
     path = root / "runs" / study.runs()[2].hash / "init_grads.csv"
     path.write_text("layer,grad_norm\n0,0.1\n" + ('1,"0.2",7\n' if quoted else "1,0.2,7\n"))
     with pytest.raises(A.CorruptRunFile, match="init_grads.csv: line 3 has the wrong number of fields"):
+        A.aggregate(study.name, *store.study_index(study), root / "runs")
+
+
+@pytest.mark.parametrize("with_certificate", [[], [1, 2]])
+def test_runs_without_the_twin_certificate_aggregate_with_it_missing(runs, with_certificate):
+    """A metrics.csv without the certificate's columns (twin_logit_gap, twin_pairs_differ) is read: its
+    run's certificate is NaN in the summary, beside the values of the runs that have one."""
+    study, root = runs
+    for i in with_certificate:
+        path = root / "runs" / study.runs()[i].hash / "metrics.csv"
+        header, values = list(csv.reader(open(path, newline="")))
+        path.write_text(_csv([header + ["twin_logit_gap", "twin_pairs_differ"], values + [0.25 * i, i]]))
+    store.write_index(study, root / "runs.csv")
+    argv = ["--study", study.name, "--index", str(root / "runs.csv"), "--store", str(root / "runs"),
+            "--summary", str(root / "summary.csv"), "--curves", str(root / "curves.csv"),
+            "--init-grads", str(root / "init_grads.csv")]  # fmt: skip
+    assert A.main(argv) == 0
+    summary = pd.read_csv(root / "summary.csv")
+    assert list(summary["run_id"]) == [run.run_id for run in study.runs()]
+    gap, differ = summary["twin_logit_gap"].to_numpy(), summary["twin_pairs_differ"].to_numpy()
+    for i in range(len(summary)):
+        if i in with_certificate:
+            assert (gap[i], differ[i]) == (0.25 * i, i)
+        else:
+            assert np.isnan(gap[i]) and np.isnan(differ[i])
+    assert list(summary["device_used"]) == ["cpu", 'cpu, "pinned"', "cpu", "cpu"]  # the other columns intact
+
+
+def test_runs_with_and_without_a_twin_certificate_aggregate_together(runs):
+    study, root = runs
+    # the first run records a certificate; the others were trained before runs recorded one
+    first = root / "runs" / study.runs()[0].hash / "metrics.csv"
+    header, values = first.read_text().splitlines()
+    first.write_text(f"{header},twin_logit_gap,twin_pairs_differ\n{values},3e-07,0\n")
+    summary, columns = A.aggregate(study.name, *store.study_index(study), root / "runs")
+    assert columns[-2:] == ["twin_logit_gap", "twin_pairs_differ"]
+    assert [(r["twin_logit_gap"], r["twin_pairs_differ"]) for r in summary] == [("3e-07", "0")] + [("", "")] * 3
+    # any other difference in the columns is still refused
+    first.write_text(f"{header},other\n{values},1\n")
+    with pytest.raises(A.CorruptRunFile, match="columns differ from the other runs of the study"):
         A.aggregate(study.name, *store.study_index(study), root / "runs")

@@ -21,7 +21,7 @@ METRICS_COLUMNS = [
     "study", "run_id", "seed", "arch", "pos_enc", "attn_mask", "heads", "depth", "norm", "d_model", "ff",
     "head_hidden", "dropout", "seq_len", "n_train", "n_test", "noise", "data_seed", "lr", "epochs", "warmup", "device",
     "status", "epochs_run", "final_train_loss", "final_train_acc", "test_correct", "test_total", "test_acc",
-    "train_seconds", "threads", "device_used", "params_sha256",
+    "train_seconds", "threads", "device_used", "params_sha256", "twin_logit_gap", "twin_pairs_differ",
 ]  # fmt: skip
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import io, store
-from .outputs import CURVE_COLUMNS, INIT_GRAD_COLUMNS
+from .outputs import CERTIFICATE_COLUMNS, CURVE_COLUMNS, INIT_GRAD_COLUMNS
 
 MAX_CURVE_POINTS = 100
 REQUIRED_METRICS = ("study", "run_id", "seed", "status", "test_correct", "test_total", "test_acc", "final_train_acc")
@@ -158,8 +158,10 @@ def aggregate(
         run_header, row = read_metrics(run_dir / "metrics.csv", entry["hash"])
         if header is None:
             header = run_header
-        elif run_header != header:
+        elif _core(run_header) != _core(header):
             raise CorruptRunFile(f"{run_dir / 'metrics.csv'}: columns differ from the other runs of the study")
+        elif len(run_header) > len(header):  # a run with the certificate among runs trained before it
+            header = run_header
         row["study"], row["run_id"] = study, entry["run_id"]
         summary.append(row)
         keys = [entry["run_id"], entry["seed"], *(row[f] for f in factor_names)]
@@ -171,7 +173,17 @@ def aggregate(
             _write_rows(curves, keys, curve, CURVE_COLUMNS, _subsample(curve.rows))
         if init_grads is not None:
             _write_rows(init_grads, keys, grads, INIT_GRAD_COLUMNS, grads.rows)
-    return summary, header or list(REQUIRED_METRICS)
+    header = header or list(REQUIRED_METRICS)
+    header += [c for c in CERTIFICATE_COLUMNS if c not in header]
+    for row in summary:
+        for column in CERTIFICATE_COLUMNS:
+            row.setdefault(column, "")
+    return summary, header
+
+
+def _core(header: list[str]) -> list[str]:
+    """A metrics header without the certificate's columns, which runs trained before it lack."""
+    return [c for c in header if c not in CERTIFICATE_COLUMNS]
 
 
 def main(argv=None) -> int:

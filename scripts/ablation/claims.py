@@ -58,7 +58,7 @@ from . import stats
 from . import units as U
 from .units import Cell
 from .config import check_claims
-from .outputs import ROBUST
+from .outputs import CERTIFICATE_COLUMNS, ROBUST
 
 VERDICTS = ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")
 CLAIM_COLUMNS = [
@@ -67,7 +67,6 @@ CLAIM_COLUMNS = [
     "evidence", "rule", "detail",
 ]  # fmt: skip
 PAIRED_KINDS = U.PAIRED_KINDS
-CERTIFICATE_COLUMNS = ("twin_logit_gap", "twin_pairs_differ")
 EXACT_GAP = 1e-4
 """The largest |logit - twin logit| a run blind to order may show: float rounding of a sum taken in
 another order, orders of magnitude below what an order-aware model gives its twins."""

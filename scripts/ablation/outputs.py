@@ -142,6 +142,9 @@ ROBUST = 0.8
 # init_grads.csv, keyed by the run.
 CURVE_COLUMNS = ("epoch", "lr", "train_loss", "train_acc", "grad_norm")
 INIT_GRAD_COLUMNS = ("layer", "grad_norm")
+CERTIFICATE_COLUMNS = ("twin_logit_gap", "twin_pairs_differ")
+"""The twin certificate a run records at training time (ablation.train); runs trained before it
+have none, and their summary rows leave these empty."""
 
 VERIFY = Output(
     "verify", "verify.csv",
@@ -158,6 +161,11 @@ GLOSSARY = {
     "test_acc": "Accuracy on the swap-paired test set (0-1; shown as %); 50 % is chance.",
     "final_train_acc": "Training accuracy after the last epoch (0-1).",
     "params_sha256": "sha256 of the final parameters: equal hashes mean bit-identical models.",
+    "twin_logit_gap": "The twin certificate: the largest |logit - twin logit| over the test set's twin pairs (a "
+    "sequence and its copy with A and B swapped); 0 up to float rounding for a model that cannot see order. Empty when "
+    "the test logits are not finite or the run predates the certificate.",
+    "twin_pairs_differ": "The twin certificate: how many twin pairs the model predicts differently (0 for a model "
+    "that cannot see order, whose accuracy is then exactly 0.5).",
     "hash": "The run's folder in the run store (results/runs/<hash>/): a hash of all its settings.",
     "epochs_run": "Epochs trained (fewer than configured when the run diverged).",
     "final_train_loss": "Training loss after the last epoch.",

@@ -29,12 +29,12 @@ from torch.optim.adam import adam
 from . import io, provenance
 from .data import OrderData, make_order_data
 from .model import build_model
-from .outputs import CURVE_COLUMNS, INIT_GRAD_COLUMNS
+from .outputs import CERTIFICATE_COLUMNS, CURVE_COLUMNS, INIT_GRAD_COLUMNS
 from .settings import Settings, from_json
 
 RESULT_FIELDS = [
     "status", "epochs_run", "final_train_loss", "final_train_acc", "test_correct", "test_total",
-    "test_acc", "train_seconds", "threads", "device_used", "params_sha256",
+    "test_acc", "train_seconds", "threads", "device_used", "params_sha256", *CERTIFICATE_COLUMNS,
 ]  # fmt: skip
 
 
@@ -59,6 +59,8 @@ class RunResult:
     threads: int
     device_used: str
     params_sha256: str
+    twin_logit_gap: float  # the twin certificate (twin_certificate); NaN when the test logits are not finite
+    twin_pairs_differ: float
     started_at: str
     t_start: float = dataclasses.field(repr=False, default=0.0)  # time.perf_counter() at the start
 
@@ -133,6 +135,19 @@ class Adam:
             fused=True, amsgrad=False, beta1=self.beta1, beta2=self.beta2, lr=lr, weight_decay=0.0,
             eps=self.eps, maximize=False,
         )  # fmt: skip
+
+
+def twin_certificate(test_logits: torch.Tensor) -> tuple[float, float]:
+    """(largest |logit - twin logit|, twin pairs predicted differently) of the twin test set, whose
+    first half holds the sequences as drawn and second half their twins, A and B swapped
+    (``ablation.data``). A model blind to order gives both twins identical logits, and then its
+    accuracy is exactly 0.5: a claim of chance checks this per run instead of estimating it."""
+    first, twin = test_logits.reshape(2, test_logits.shape[0] // 2, -1)  # [2, n_test, logits]
+    if not torch.isfinite(test_logits).all():
+        return math.nan, math.nan
+    gap = (first - twin).abs().max().item()
+    differ = ((first > 0) != (twin > 0)).any(dim=-1).sum().item()
+    return float(gap), float(differ)
 
 
 def train_run(settings: Settings, threads: int = 1, data: OrderData | None = None) -> RunResult:
@@ -214,6 +229,7 @@ def train_run(settings: Settings, threads: int = 1, data: OrderData | None = Non
             test_acc = test_correct / test_total
         else:
             test_correct, test_acc = math.nan, math.nan
+        gap, differ = twin_certificate(test_logits)
     sha = params_sha256(model)
     train_seconds = time.perf_counter() - t_start
 
@@ -221,7 +237,8 @@ def train_run(settings: Settings, threads: int = 1, data: OrderData | None = Non
         settings=s, status=status, epochs_run=epochs_run, curve=curve, init_grads=init_grads,
         final_train_loss=final_loss, final_train_acc=final_acc, test_correct=test_correct,
         test_total=test_total, test_acc=test_acc, train_seconds=train_seconds, threads=threads,
-        device_used=str(device), params_sha256=sha, started_at=started_at, t_start=t_start,
+        device_used=str(device), params_sha256=sha, twin_logit_gap=gap, twin_pairs_differ=differ,
+        started_at=started_at, t_start=t_start,
     )  # fmt: skip
 
 
