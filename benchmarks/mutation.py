@@ -659,7 +659,7 @@ def write_setup(folder: Path, name: str, spec: dict) -> None:
 
 def scratch(name: str, spec: dict) -> Path:
     """A fresh folder laid out for mutmut: src/ablation (the package), tests/, config/, workflow/,
-    the files of benchmarks/."""
+    and benchmarks/ less its scratch folders (work/)."""
     folder = WORK / name
     shutil.rmtree(folder, ignore_errors=True)
     (folder / "src").mkdir(parents=True)
@@ -668,10 +668,8 @@ def scratch(name: str, spec: dict) -> Path:
     for sub in ("tests", "config", "workflow"):
         shutil.copytree(REPO / sub, folder / sub, ignore=shutil.ignore_patterns("__pycache__", "artifacts"))
     shutil.copy2(REPO / "environment.yml", folder / "environment.yml")
-    (folder / "benchmarks").mkdir()
-    for path in (REPO / "benchmarks").iterdir():  # tests import scripts (test_variants: naive.py, naive.yaml)
-        if path.is_file():
-            shutil.copy2(path, folder / "benchmarks" / path.name)
+    # tests load benchmark scripts (test_variants: harness/naive.py and naive.yaml); work/ holds these scratch folders
+    shutil.copytree(REPO / "benchmarks", folder / "benchmarks", ignore=shutil.ignore_patterns("__pycache__", "work"))
     (folder / "conftest.py").write_text(ORDER_HOOK)
     write_setup(folder, name, spec)
     return folder

@@ -11,8 +11,8 @@ them is produced by this script, in one run. One module of harness/ per section 
 measurements as plain data (results.json); results.md is harness/results.md.j2 filled with them
 (harness/report.py). Sections:
 
-1. End to end: `snakemake --cores 2` on benchmarks/bench.yaml (target results/<study>/summary.csv)
-   in a temp copy of the project, against benchmarks/naive.py (the lesson's code, one run after
+1. End to end: `snakemake --cores 2` on benchmarks/harness/bench.yaml (target results/<study>/summary.csv)
+   in a temp copy of the project, against benchmarks/harness/naive.py (the lesson's code, one run after
    another in one process, torch's default threads); test accuracies compared per run. The pipeline
    is measured as shipped: its training jobs are forked from the fork server (ablation.forkserver,
    started by the Snakefile's onstart hook). For comparison the same pipeline once more with

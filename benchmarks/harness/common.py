@@ -14,7 +14,8 @@ import threading
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parents[1]  # benchmarks/
+HERE = Path(__file__).resolve().parents[1]  # benchmarks/: where results.md and results.json go
+HARNESS = Path(__file__).resolve().parent  # the sections, their workers and the benchmark configs
 REPO = HERE.parent
 PY = sys.executable
 BIN = Path(PY).parent
@@ -147,8 +148,8 @@ def load_yaml(path: Path) -> dict:
 
 
 def bench_config(quick: bool) -> dict:
-    """benchmarks/bench.yaml; quick: its first two factors only, one seed, 20 epochs on less data."""
-    cfg = load_yaml(HERE / "bench.yaml")
+    """harness/bench.yaml; quick: its first two factors only, one seed, 20 epochs on less data."""
+    cfg = load_yaml(HARNESS / "bench.yaml")
     if quick:
         cfg["defaults"].update(epochs=20, n_train=64, n_test=16)
         study = next(iter(cfg["studies"].values()))

@@ -14,7 +14,7 @@ from ablation.workspace import copy_project
 from .common import (
     ENV,
     FORK_VAR,
-    HERE,
+    HARNESS,
     Meter,
     PY,
     REPO,
@@ -125,7 +125,7 @@ def section_e2e(tmp: Path, quick: bool, cores: int, baseline: bool = True) -> di
     pipe = run_pipeline(tmp, cfg, "pipeline", cores)
     log(f"   pipeline {pipe['wall_s']:.1f} s (launchers {pipe['launchers']}); naive loop ...")
     with Meter() as m:
-        p = run([PY, str(HERE / "naive.py"), "--config", str(cfg_path), "--out", str(tmp / "naive.json")], cwd=REPO)
+        p = run([PY, str(HARNESS / "naive.py"), "--config", str(cfg_path), "--out", str(tmp / "naive.json")], cwd=REPO)
     must(p, "naive loop")
     naive = json.loads((tmp / "naive.json").read_text())
     log(f"   naive {m.wall:.1f} s")

@@ -17,7 +17,7 @@ from ablation.workspace import copy_project
 from .common import (
     ENV,
     FORK_VAR,
-    HERE,
+    HARNESS,
     Meter,
     PY,
     REPO,
@@ -178,7 +178,7 @@ def section_levers(tmp: Path, quick: bool, cores: int) -> dict:
     res["import_torch_dynamo_after_torch_s"] = min(dynamo)
     res["importtime"] = importtime("import ablation.train")
     log("   in-process costs (probe)")
-    must(run([PY, str(HERE / "probe.py"), "--out", str(tmp / "probe.json"), "--repeats", "3"], cwd=tmp), "probe")
+    must(run([PY, str(HARNESS / "probe.py"), "--out", str(tmp / "probe.json"), "--repeats", "3"], cwd=tmp), "probe")
     res["probe"] = json.loads((tmp / "probe.json").read_text())
 
     # Snakemake's own per-job cost: train jobs whose command is `touch` of the outputs

@@ -10,7 +10,7 @@ from ablation import settings as S
 from ablation import store as run_store
 from ablation.workspace import copy_project
 
-from .common import HERE, Meter, PY, SNAKEMAKE, grid_config, log, must, n_runs, read_csv, run, write_yaml
+from .common import HARNESS, Meter, PY, SNAKEMAKE, grid_config, log, must, n_runs, read_csv, run, write_yaml
 
 RULES_TIMED = ("index", "summarize", "analyze", "claims", "figures", "report")
 
@@ -96,7 +96,7 @@ def section_scale(tmp: Path, quick: bool) -> dict:
     res["dry_run_bare"] = bare_dry_runs(tmp, n)
     log(f"   writing {n} synthetic runs")
     with Meter() as m:
-        must(run([PY, str(HERE / "synth.py"), "--config", str(cfg_path), "--store", str(work / run_store.STORE)],
+        must(run([PY, str(HARNESS / "synth.py"), "--config", str(cfg_path), "--store", str(work / run_store.STORE)],
                  cwd=work), "synth")  # fmt: skip
     res["synth_s"] = m.wall
     with Meter() as m:

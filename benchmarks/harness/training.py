@@ -1,4 +1,4 @@
-"""Section 3: our training loop against the naive reference (worker: benchmarks/speed.py)."""
+"""Section 3: our training loop against the naive reference (worker: harness/speed.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import statistics
 from pathlib import Path
 
-from .common import HERE, Meter, PY, REPO, log, must, run
+from .common import HARNESS, Meter, PY, REPO, log, must, run
 
 SPEED_EPOCHS = 60
 SPEED_REPEATS = 3  # rounds over all combinations: single timings on this VM are noisy (see speed.py)
@@ -51,7 +51,7 @@ def section_speed(tmp: Path, quick: bool) -> dict:
     log(f"3. training speed: {len(combos)} combinations, ours vs naive at 1 thread")
     (tmp / "combos.json").write_text(json.dumps(combos))
     with Meter() as m:
-        p = run([PY, str(HERE / "speed.py"), "--combos", str(tmp / "combos.json"), "--out", str(tmp / "speed.json"),
+        p = run([PY, str(HARNESS / "speed.py"), "--combos", str(tmp / "combos.json"), "--out", str(tmp / "speed.json"),
                  "--repeats", "1" if quick else str(SPEED_REPEATS), "--short-repeats", "2" if quick else "5"], cwd=REPO)  # fmt: skip
     must(p, "speed worker")
     rows = json.loads((tmp / "speed.json").read_text())

@@ -1,6 +1,6 @@
 """Worker of benchmarks/run.py, section 4: synthetic finished runs, in the format train.py writes.
 
-    python benchmarks/synth.py --config grid.yaml --store WORK/results/runs
+    python benchmarks/harness/synth.py --config grid.yaml --store WORK/results/runs
 
 For every run of every study of the config, writes its folder of the run store, <store>/<hash>/, with
 metrics.csv, curve.csv, init_grads.csv, settings.json and provenance.json: the columns, field

@@ -1,7 +1,7 @@
 """Worker of benchmarks/run.py, section 3: our training loop against the naive reference, in one
 process at 1 thread, on identical settings and data.
 
-    python benchmarks/speed.py --combos combos.json --out speed.json [--repeats 2]
+    python benchmarks/harness/speed.py --combos combos.json --out speed.json [--repeats 2]
 
 combos.json: a list of partial settings (the schema's defaults fill the rest). For each, both
 implementations train on the same ablation.data.make_order_data data; the two are interleaved

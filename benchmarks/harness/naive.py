@@ -9,11 +9,11 @@ Adam, the lesson's four-line loop, no logging, no files. Only the data come from
 Parameters are created in the same order as ablation.model's, so under the same
 torch.manual_seed the two start from the same weights.
 
-    python benchmarks/naive.py --config benchmarks/bench.yaml --out naive.json [--threads N]
+    python benchmarks/harness/naive.py --config benchmarks/harness/bench.yaml --out naive.json [--threads N]
 
 trains every run of every study of the config (torch's default thread count unless --threads)
 and writes [{study, run_id, test_acc, seconds}, ...] to --out. It implements the lesson's variants
-only (benchmarks/naive.yaml) and refuses a config that asks for any other, before training anything.
+only (benchmarks/harness/naive.yaml) and refuses a config that asks for any other, before training anything.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def variants(s) -> dict:
         value = getattr(s, setting)
         if value not in levels:
             raise ValueError(
-                f"benchmarks/naive.py implements {setting} {', '.join(map(str, levels))} only; "
+                f"benchmarks/harness/naive.py implements {setting} {', '.join(map(str, levels))} only; "
                 f"the config asks for {value!r}"
             )
         out |= levels[value]

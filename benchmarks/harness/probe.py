@@ -1,6 +1,6 @@
 """Worker of benchmarks/run.py, section 5: in-process costs of one training job besides training.
 
-    python benchmarks/probe.py --out probe.json [--repeats 5]
+    python benchmarks/harness/probe.py --out probe.json [--repeats 5]
 
 Run in a fresh process, so "first call" numbers are what every training job pays. Times are the
 fastest of --repeats unless they are first-call costs (which happen once per process).
