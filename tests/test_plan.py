@@ -62,3 +62,25 @@ def test_one_seed_reaches_nothing_and_main_warns(capsys):
     assert (row["supported"], row["contradicted"]) == ("no", "no")
     assert P.main([str(REPO / "config" / "smoke.yaml")]) == 0
     assert "warning: claim" in capsys.readouterr().out
+
+
+def test_the_plan_prices_what_is_left_to_train_from_the_stores_runs(tmp_path):
+    import json
+
+    from ablation.settings import cost_estimate
+
+    cfg = C.validate(one_study([AT_LEAST], range(3)))
+    runs = cfg.studies["s"].runs()
+    for run, seconds in zip(runs[:2], (2.0, 4.0)):  # two finished runs: 2 and 4 s, the same cost units
+        d = tmp_path / run.hash
+        d.mkdir()
+        (d / "settings.json").write_text(json.dumps(run.settings.as_dict()))
+        (d / "metrics.csv").write_text(f"train_seconds\n{seconds}\n")
+    per_unit, n = P.seconds_per_unit(tmp_path)
+    assert n == 2 and per_unit == pytest.approx(3.0 / cost_estimate(runs[0].settings))
+    table, n_cal = P.cost(cfg, store=tmp_path, cores=2)
+    row = table.iloc[0]
+    left = sum(cost_estimate(r.settings) for r in runs[2:]) * per_unit / 60
+    assert (row["runs"], row["in_store"], row["to_train"]) == (str(len(runs)), "2", str(len(runs) - 2))
+    assert float(row["cpu_minutes"]) == pytest.approx(left, abs=0.05) and float(row["wall_minutes"]) == pytest.approx(left / 2, abs=0.05)
+    assert P.cost(cfg, store=tmp_path / "empty", cores=2)[1] == 0

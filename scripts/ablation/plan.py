@@ -14,18 +14,26 @@ leave-one-seed-out robustness needs. Exact claims need no seeds: they are checke
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from . import config as ablation_config
+from . import store as run_store
+from .settings import cost_estimate, from_dict
 from . import seedtests as T
 from . import sequential as Q
 from . import stats
 
 PLAN_COLUMNS = ["study", "claim", "kind", "seeds", "cells", "supported", "contradicted", "seeds_needed", "note"]
+COST_COLUMNS = ["study", "runs", "in_store", "to_train", "cpu_minutes", "wall_minutes"]
+CALIBRATION_RUNS = 400
+"""At most this many finished runs of the store calibrate the cost model (they agree to a few per cent)."""
 MAX_SEEDS = 10_000
 
 
@@ -119,6 +127,44 @@ def plan(cfg) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=PLAN_COLUMNS).astype({"seeds_needed": "Int64"})
 
 
+def seconds_per_unit(store: Path, limit: int = CALIBRATION_RUNS) -> tuple[float, int]:
+    """(training seconds per unit of ``settings.cost_estimate``, runs measured): the median over the
+    store's finished runs; (nan, 0) for an empty store."""
+    ratios = []
+    for metrics in sorted(Path(store).glob("*/metrics.csv"))[:limit]:
+        try:
+            settings = from_dict(json.loads((metrics.parent / "settings.json").read_text(encoding="utf-8")))
+            seconds = float(pd.read_csv(metrics)["train_seconds"].iloc[0])
+        except (OSError, ValueError, KeyError, IndexError):
+            continue
+        if np.isfinite(seconds):
+            ratios.append(seconds / cost_estimate(settings))
+    return (float(np.median(ratios)), len(ratios)) if ratios else (float("nan"), 0)
+
+
+def cost(cfg, store: Path = run_store.STORE, cores: int = 1) -> tuple[pd.DataFrame, int]:
+    """Per study the runs its design trains (an adaptive study: its first round, and at most every
+    cell at max_seeds), how many the store holds, and the expected training CPU-minutes and wall
+    minutes at ``cores`` parallel jobs of what is still to train, from the cost model the DAG
+    schedules by, calibrated on the store's runs. Returns (COST_COLUMNS table, runs calibrated on)."""
+    from . import adaptive as A  # noqa: PLC0415 (its settings block and run list only)
+
+    per_unit, n_cal = seconds_per_unit(store)
+    rows = []
+    for name, study in cfg.studies.items():
+        block = A.settings(cfg.raw["studies"][name])
+        designs = [study.runs()] + ([A.potential_runs(study, block["max_seeds"])] if block else [])
+        counts, minutes = [], []
+        for runs in designs:
+            todo = [r for r in runs if not run_store.is_complete(Path(store) / r.hash)]
+            counts.append((len(runs), len(runs) - len(todo), len(todo)))
+            minutes.append(sum(cost_estimate(r.settings) for r in todo) * per_unit / 60)
+        span = lambda xs, f="{:d}": "-".join(dict.fromkeys(f.format(x) for x in xs))  # noqa: E731
+        rows.append([name, span([c[0] for c in counts]), span([c[1] for c in counts]), span([c[2] for c in counts]),
+                     span(minutes, "{:.1f}"), span([m / cores for m in minutes], "{:.1f}")])  # fmt: skip
+    return pd.DataFrame(rows, columns=COST_COLUMNS), n_cal
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
@@ -134,6 +180,12 @@ def main(argv=None) -> int:
     family = cfg.stats.get("family", stats.DEFAULT_CFG["family"])
     print(f"Plan for {argv[0]}: {m} claim(s), Holm over the claims of each {family} at alpha {cfg.stats.get('alpha', 0.05):g}")
     print(table.to_string(index=False) if m else "(no claims)")
+    cores = os.cpu_count() or 1
+    costs, n_cal = cost(cfg, cores=cores)
+    print(f"\nTraining still to do, at {cores} parallel job(s) (the cost model the DAG schedules by, calibrated on "
+          f"{n_cal} finished run(s) of {run_store.STORE}" + ("; none yet, so no minutes)" if not n_cal else ")")
+          + "; an adaptive study: its first round-every cell at max_seeds):")  # fmt: skip
+    print(costs.to_string(index=False))
     blocked = table[(table["supported"] == "no") | (table["contradicted"] == "no")]
     for row in blocked.itertuples():
         print(f"warning: claim {row.claim}: with {row.seeds} seeds SUPPORTED is {row.supported}, CONTRADICTED is "
