@@ -1,5 +1,6 @@
-"""The small measuring scripts beside the harness: compare.py, profile_step.py, gpu_check.py, batched_probe.py,
-attention_kernels.py, same_numbers.py, and the mutation harness's test order and out-of-date rows."""
+"""The small measuring scripts beside the harness: the tools compare.py, gpu_check.py and same_numbers.py,
+the probes profile_step.py, batched_probe.py and attention_kernels.py, and the mutation harness's test order
+and out-of-date rows."""
 
 import importlib.util
 import json
@@ -16,8 +17,9 @@ BENCH = REPO / "benchmarks"
 
 
 def _bench_script(name: str):
-    """benchmarks/<name>.py imported as a module (benchmarks/ is not a package)."""
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    """benchmarks/<name>.py imported as a module (benchmarks/ is not a package); name may hold a
+    folder (probes/batched_probe)."""
+    spec = importlib.util.spec_from_file_location(Path(name).name, BENCH / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -42,7 +44,7 @@ def test_compare_against_head_trains_every_cell_and_finds_them_identical(tmp_pat
 
 def test_profile_step_writes_a_breakdown_per_setting(tmp_path):
     out = tmp_path / "profile.md"
-    cmd = [sys.executable, str(BENCH / "profile_step.py"), "--seq-lens", "8", "--heads", "1", "2", "--epochs", "2",
+    cmd = [sys.executable, str(BENCH / "probes" / "profile_step.py"), "--seq-lens", "8", "--heads", "1", "2", "--epochs", "2",
            "--top", "3", "--out", str(out)]  # fmt: skip
     subprocess.run(cmd, cwd=REPO, check=True, capture_output=True, text=True, timeout=600)
     rows = json.loads(out.with_suffix(".json").read_text())["rows"]
@@ -55,9 +57,7 @@ def test_profile_step_writes_a_breakdown_per_setting(tmp_path):
 
 
 def test_profile_bound_weights_each_setting_by_its_step_time():
-    spec = importlib.util.spec_from_file_location("profile_step", BENCH / "profile_step.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _bench_script("probes/profile_step")
     attention, products = module.KINDS[:2]
     rows = [{"step_us": 100.0, "shares": {attention: 0.5, products: 0.1}},
             {"step_us": 300.0, "shares": {attention: 0.25, products: 0.2}}]  # fmt: skip
@@ -78,7 +78,7 @@ def test_gpu_check_without_cuda_is_a_one_line_error():
 
 def test_batched_probe_computes_what_each_member_model_computes():
     # the probe's speed numbers mean something only if its stacked layout is the same network
-    probe = _bench_script("batched_probe")
+    probe = _bench_script("probes/batched_probe")
     settings = [probe.member_settings(seq_len=8, heads=2, seed=seed) for seed in range(3)]
     datas = [probe.make_order_data(s) for s in settings]
     models = []
@@ -95,7 +95,7 @@ def test_batched_probe_computes_what_each_member_model_computes():
 
 def test_batched_probe_writes_one_row_per_cell(tmp_path):
     out = tmp_path / "probe.md"
-    cmd = [sys.executable, str(BENCH / "batched_probe.py"), "--members", "2", "--epochs", "1", "--repeats", "1",
+    cmd = [sys.executable, str(BENCH / "probes" / "batched_probe.py"), "--members", "2", "--epochs", "1", "--repeats", "1",
            "--seq-lens", "8", "--heads", "1", "2", "--out", str(out)]  # fmt: skip
     subprocess.run(cmd, cwd=REPO, check=True, capture_output=True, text=True, timeout=600)
     rows = [line for line in out.read_text().splitlines() if line.startswith("| 8 |")]
@@ -104,9 +104,7 @@ def test_batched_probe_writes_one_row_per_cell(tmp_path):
 
 def test_attention_kernels_compute_the_same_attention():
     # the timings compare formulations of one function: each must give SDPA's values and gradients
-    spec = importlib.util.spec_from_file_location("attention_kernels", BENCH / "attention_kernels.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _bench_script("probes/attention_kernels")
     for heads in (1, 4):
         reference = None
         for kernel in module.KERNELS.values():

@@ -2,7 +2,7 @@
 torch's functional API as ``ablation.train.Adam`` does (``functional``: ``torch.optim.adam.adam(...,
 fused=True)``) and through ``torch.optim.Adam(fused=True)`` (``module``).
 
-    python benchmarks/adam_cost.py [--jobs 5] [--steps 300] [--out adam_cost.json]
+    python benchmarks/probes/adam_cost.py [--jobs 5] [--steps 300] [--out adam_cost.json]
 
 Each job builds the default model (``ablation.model.build_model`` of the default settings), gives its
 parameters fixed gradients, and times the optimiser's construction plus its first step (what every job

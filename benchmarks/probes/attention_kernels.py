@@ -1,8 +1,8 @@
-"""Issue 16: is F.scaled_dot_product_attention (what the model calls) the fastest way to compute the
+"""Is F.scaled_dot_product_attention (what the model calls) the fastest way to compute the
 factorial's attention on a CPU core?
 
-    python benchmarks/attention_kernels.py [--batch 400] [--d-model 16] [--seq-lens 8 32] [--heads 1 8]
-        [--repeats 7] [--out benchmarks/attention_kernels.md]
+    python benchmarks/probes/attention_kernels.py [--batch 400] [--d-model 16] [--seq-lens 8 32] [--heads 1 8]
+        [--repeats 7] [--out benchmarks/probes/attention_kernels.md]
 
 Forward and backward of softmax(Q K^T / sqrt(d_head)) V over [batch, heads, seq_len, d_head]
 (one attention layer of one training step: the model's shapes, d_head = d_model / heads), at 1
@@ -81,9 +81,9 @@ def main(argv=None) -> int:
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     names = list(KERNELS)
     lines = [
-        "# Attention kernels on a CPU core (issue 16)",
+        "# One attention layer on a CPU core: scaled_dot_product_attention against the explicit and outer-product forms",
         "",
-        f"Written by `python benchmarks/attention_kernels.py --batch {args.batch} --d-model {args.d_model} "
+        f"Written by `python benchmarks/probes/attention_kernels.py --batch {args.batch} --d-model {args.d_model} "
         f"--seq-lens {' '.join(map(str, args.seq_lens))} --heads {' '.join(map(str, args.heads))} "
         f"--repeats {args.repeats}` on {now}, torch {torch.__version__}, 1 thread; load average {load0:.1f} "
         f"before and {load1:.1f} after. Forward + backward of one attention layer, fastest of {args.repeats}, "

@@ -1,8 +1,8 @@
-"""Issue 16's lever "a hand-batched layout": is training a cell's seeds in one process, the seed
+"""The hand-batched layout: is training a cell's seeds in one process, the seed
 dimension folded into the batch and per-member weights through bmm, worth its complexity?
 
-    python benchmarks/batched_probe.py [--members 5] [--epochs 40] [--repeats 3] [--seq-lens 8 32] [--heads 1 8]
-        [--out benchmarks/batched_probe.md]
+    python benchmarks/probes/batched_probe.py [--members 5] [--epochs 40] [--repeats 3] [--seq-lens 8 32] [--heads 1 8]
+        [--out benchmarks/probes/batched_probe.md]
 
 A prototype, not the pipeline's model: a post-norm 2-block encoder with sinusoidal encoding (the
 factorial grid's shape) written twice, once as ablation.model builds it (one run per model) and once
@@ -29,7 +29,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 from ablation.data import make_order_data  # noqa: E402
 from ablation.model import build_model, sinusoidal_encoding  # noqa: E402
@@ -159,9 +159,9 @@ def main(argv=None) -> int:
     total_alone, total_batched = sum(r[2] for r in rows), sum(r[3] for r in rows)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        "# The hand-batched layout, measured (issue 16)",
+        "# The hand-batched layout: a cell's seeds in one batched run against one run after another",
         "",
-        f"Written by `python benchmarks/batched_probe.py --members {args.members} --epochs {args.epochs} "
+        f"Written by `python benchmarks/probes/batched_probe.py --members {args.members} --epochs {args.epochs} "
         f"--repeats {args.repeats} --seq-lens {' '.join(map(str, args.seq_lens))} "
         f"--heads {' '.join(map(str, args.heads))}` on {now}, torch {torch.__version__}, 1 thread; load average "
         f"{load0:.1f} before and {load1:.1f} after. Fastest of {args.repeats}, alone and batched interleaved.",

@@ -1,13 +1,13 @@
 #!/usr/bin/env python
 """Lines per file of the package, the workflow and the benchmarks at two git revisions, as a markdown table.
 
-    python benchmarks/loc.py                           # before = 44af4af, after = the working tree
-    python benchmarks/loc.py --before REV --after REV  # any two revisions (after: WORKTREE for the working tree)
-    python benchmarks/loc.py --all                     # also the harness's generated outputs
+    python benchmarks/probes/loc.py                           # before = 44af4af, after = the working tree
+    python benchmarks/probes/loc.py --before REV --after REV  # any two revisions (after: WORKTREE for the working tree)
+    python benchmarks/probes/loc.py --all                     # also the harness's generated outputs
 
 Files are read with `git ls-tree` and `git show REV:path` (the working tree: `git ls-files` of tracked and
 untracked, not ignored files). Binary files are left out, and so, unless --all, are the outputs the
-benchmark scripts write (benchmarks/*.json and benchmarks/*.md).
+benchmark scripts write (the .json and .md files under benchmarks/, but its README.md files).
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ROOTS = ("scripts/ablation", "workflow", "benchmarks")
-GENERATED = ("benchmarks/*.json", "benchmarks/*.md")
+GENERATED = ("benchmarks/*.json", "benchmarks/*.md")  # fnmatch's * spans folders: probes/ too
+WRITTEN_BY_HAND = ("README.md",)  # the folders' guides, not outputs
 WORKTREE = "WORKTREE"
 
 
@@ -43,7 +44,8 @@ def line_counts(rev: str, include_generated: bool) -> dict[str, int]:
     """{path: lines} of the text files under ROOTS at ``rev``."""
     out = {}
     for path in files(rev):
-        if not include_generated and any(fnmatch.fnmatch(path, g) for g in GENERATED):
+        generated = any(fnmatch.fnmatch(path, g) for g in GENERATED) and Path(path).name not in WRITTEN_BY_HAND
+        if generated and not include_generated:
             continue
         data = text(rev, path)
         if b"\0" in data:  # binary

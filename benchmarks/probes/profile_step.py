@@ -1,7 +1,7 @@
 """Where one training step's time goes: torch.profiler over the factorial's 2-block encoder.
 
-    python benchmarks/profile_step.py [--seq-lens 8 32] [--heads 1 8] [--epochs 60] [--top 10]
-                                      [--out benchmarks/profile.md]
+    python benchmarks/probes/profile_step.py [--seq-lens 8 32] [--heads 1 8] [--epochs 60] [--top 10]
+                                      [--out benchmarks/probes/profile.md]
 
 For each (seq_len, heads), with the default settings of the factorial's 2-block encoder otherwise,
 at 1 thread: one warm-up run, then ``ablation.train.train_run`` under torch.profiler (CPU
@@ -45,7 +45,7 @@ def kept_bound(rows: list[dict], kept: tuple = KINDS[:1]) -> tuple[float, float]
     return kept_us / step, step / kept_us
 
 
-def render(rows: list[dict], load: list, command: str = "python benchmarks/profile_step.py") -> str:
+def render(rows: list[dict], load: list, command: str = "python benchmarks/probes/profile_step.py") -> str:
     share, bound = kept_bound(rows, KINDS[:1])
     share2, bound2 = kept_bound(rows, KINDS[:2])
     lines = [
@@ -128,7 +128,7 @@ def main(argv=None) -> int:
             for op in row["top"]:
                 print(f"  {op['share']:6.1%}  {op['calls_per_step']:5.1f}/step  {op['op']}")
     load.append(os.getloadavg()[0])
-    command = "python benchmarks/profile_step.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = "python benchmarks/probes/profile_step.py " + " ".join(argv if argv is not None else sys.argv[1:])
     args.out.write_text(render(rows, load, command.strip()))
     args.out.with_suffix(".json").write_text(json.dumps({"load": load, "rows": rows}, indent=1))
     return 0
