@@ -25,6 +25,18 @@ def _bench_script(name: str):
     return module
 
 
+def _mutation(part: str):
+    """benchmarks/mutation_harness/<part>.py, imported as a module of its package without putting
+    benchmarks/ on sys.path."""
+    if "mutation_harness" not in sys.modules:
+        folder = BENCH / "mutation_harness"
+        spec = importlib.util.spec_from_file_location("mutation_harness", folder / "__init__.py",
+                                                      submodule_search_locations=[str(folder)])  # fmt: skip
+        sys.modules["mutation_harness"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["mutation_harness"])
+    return importlib.import_module(f"mutation_harness.{part}")
+
+
 def test_compare_against_head_trains_every_cell_and_finds_them_identical(tmp_path):
     # this checkout against its own last commit: the training code is the same unless uncommitted
     # changes alter it, so every cell must end on the same bytes
@@ -121,7 +133,7 @@ def test_attention_kernels_compute_the_same_attention():
 def test_mutation_runs_a_mutants_tests_fastest_first_and_unrecorded_ones_last(tmp_path):
     # mutmut stops at a mutant's first failing test (-x): the harness's conftest orders the tests by the
     # durations mutmut recorded, so the cheapest kill comes first; the order is all it changes
-    module = _bench_script("mutation")
+    module = _mutation("runs")
     (tmp_path / "conftest.py").write_text(module.ORDER_HOOK)
     (tmp_path / "test_some.py").write_text("".join(f"def test_{n}():\n    pass\n\n\n" for n in "abcd"))
     collect = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "test_some.py"]
@@ -139,7 +151,7 @@ def test_mutation_runs_a_mutants_tests_fastest_first_and_unrecorded_ones_last(tm
 def test_mutation_freezes_what_the_fork_servers_warm_up_imported_and_nothing_else(tmp_path):
     # mutmut's fork server warms up with pytest --collect-only, then forks one child per mutant: the
     # harness's conftest freezes the heap there (gc.freeze) and in no other pytest session
-    module = _bench_script("mutation")
+    module = _mutation("runs")
     (tmp_path / "conftest.py").write_text(module.ORDER_HOOK)
     (tmp_path / "test_some.py").write_text("def test_a():\n    pass\n")
     probe = ("import gc, sys, pytest\n"
@@ -158,7 +170,7 @@ def test_mutation_freezes_what_the_fork_servers_warm_up_imported_and_nothing_els
 def test_a_real_mutmut_run_of_a_toy_module_is_read_as_mutmut_reports_it(tmp_path):
     # the harness end to end on a one-function module: mutmut run, then collect() reads every status and
     # each survivor's diff (one process for all of them) as `mutmut results` and `mutmut show` print them
-    module = _bench_script("mutation")
+    module = _mutation("runs")
     (tmp_path / "src" / "ablation").mkdir(parents=True)
     (tmp_path / "src" / "ablation" / "__init__.py").write_text("")
     (tmp_path / "src" / "ablation" / "toy.py").write_text("def half_up(x):\n    if x > 10:\n        return x // 2 + 1\n    return x\n")
@@ -186,7 +198,7 @@ def test_a_real_mutmut_run_of_a_toy_module_is_read_as_mutmut_reports_it(tmp_path
 
 
 def test_mutation_reads_every_form_of_package_import(tmp_path):
-    module = _bench_script("mutation")
+    module = _mutation("modules")
     a, b, c, d, e, f = sorted(p.stem for p in module.PACKAGE.glob("*.py") if p.stem != "__init__")[:6]
     source = tmp_path / "some.py"
     source.write_text(f"from . import {a}\nfrom .{b} import x\nfrom ablation import {c} as C\n"
@@ -195,7 +207,7 @@ def test_mutation_reads_every_form_of_package_import(tmp_path):
 
 
 def test_every_mutation_row_depends_on_its_module_tests_and_what_they_import():
-    module = _bench_script("mutation")
+    module = _mutation("modules")
     for name, spec in module.MODULES.items():
         files = module.watched(name)
         assert {f"scripts/ablation/{name}.py", *spec["tests"]} <= set(files)
@@ -206,7 +218,7 @@ def test_every_mutation_row_depends_on_its_module_tests_and_what_they_import():
 
 def test_a_mutation_row_is_out_of_date_once_a_file_it_depends_on_changes(tmp_path, monkeypatch):
     # a throwaway repository: module "alpha" imports "beta"; "gamma" is imported by neither
-    module = _bench_script("mutation")
+    module = _mutation("modules")
     package, tests = tmp_path / "scripts" / "ablation", tmp_path / "tests"
     package.mkdir(parents=True)
     tests.mkdir()
@@ -238,7 +250,7 @@ def test_a_mutation_row_is_out_of_date_once_a_file_it_depends_on_changes(tmp_pat
 
 
 def test_a_mutmut_run_keeps_its_output_and_the_load_meanwhile(tmp_path, monkeypatch):
-    module = _bench_script("mutation")
+    module = _mutation("runs")
     fake = tmp_path / "mutmut"  # stands in for mutmut: prints its arguments, runs a while, fails
     fake.write_text("#!/bin/sh\necho \"$@\"\nsleep 1\necho done >&2\nexit 3\n")
     fake.chmod(0o755)

@@ -1,0 +1,84 @@
+"""The modules that decide results, the tests that judge each, and when a row is out of date: a file it
+depends on (the module, its tests, tests/conftest.py, or a package module any of these imports, directly
+or through each other) changed since the commit the row was measured at."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGE = REPO / "scripts" / "ablation"
+
+# The modules that decide results, with the unit tests that exercise them; -k deselects tests that run
+# Snakemake or time a whole pipeline (seconds to minutes each: not unit tests).
+MODULES: dict[str, dict] = {
+    "io": {"tests": ["tests/test_io.py"]},
+    "data": {"tests": ["tests/test_data.py", "tests/test_mutation_kills.py"]},
+    "model": {"tests": ["tests/test_model.py", "tests/test_variants.py", "tests/test_checks.py",
+                        "tests/test_mutation_kills.py", "tests/test_model_kills.py"]},
+    "config": {"tests": ["tests/test_config_validation.py"], "deselect": "snakemake"},
+    "stats": {"tests": ["tests/test_stats.py", "tests/test_holm_tables.py", "tests/test_stats_simulation.py",
+                        "tests/test_stats_kills.py"], "deselect": "ten_thousand"},
+    "claims": {"tests": ["tests/test_claims.py", "tests/test_claims_kills.py"]},
+    # the anytime-valid statistics of adaptive studies (claims' p-values there; the rounds' stopping rule)
+    "sequential": {"tests": ["tests/test_sequential.py", "tests/test_adaptive.py", "tests/test_sequential_kills.py"]},
+}
+GOAL = {"stats": 0.90, "claims": 0.90, "sequential": 0.90}  # statistics; the others: 0.80
+DEFAULT_GOAL = 0.80
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def package_imports(path: Path) -> set[str]:
+    """The package's modules a Python file imports (``from . import x``, ``from .x import``, ``from
+    ablation import x``, ``from ablation.x import``, ``import ablation.x``), as file names."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level == 1 or module == "ablation":
+                names |= {module} if module and node.level else {a.name for a in node.names}
+            if module.startswith("ablation."):
+                names.add(module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            names |= {a.name.split(".")[1] for a in node.names if a.name.startswith("ablation.")}
+    return {f"{n}.py" for n in names if (PACKAGE / f"{n}.py").is_file()}
+
+
+def watched(name: str) -> list[str]:
+    """The files whose change can change ``name``'s row: the module, its tests, tests/conftest.py and
+    every package module these import, directly or through each other (repository-relative)."""
+    files = {PACKAGE / f"{name}.py", *(REPO / t for t in MODULES[name]["tests"]), REPO / "tests" / "conftest.py"}
+    todo = [f for f in files if f.exists()]
+    while todo:
+        for imported in package_imports(todo.pop()):
+            path = PACKAGE / imported
+            if path not in files:
+                files.add(path)
+                todo.append(path)
+    return sorted(str(f.relative_to(REPO)) for f in files if f.exists())
+
+
+def changed_since(name: str, row: dict) -> list[str]:
+    """The watched files of ``name`` that differ between its row's commit and the working tree; all
+    of them when that commit is unknown here or was measured with uncommitted changes (-dirty)."""
+    files = watched(name)
+    commit = row["commit"]
+    if commit.endswith("-dirty"):
+        return files
+    try:
+        changed = git("diff", "--name-only", commit, "--", *files).splitlines()
+    except subprocess.CalledProcessError:
+        return files
+    return sorted(set(changed) | set(git("ls-files", "--others", "--exclude-standard", "--", *files).splitlines()))
+
+
+def out_of_date(data: dict) -> dict[str, list[str]]:
+    """Module -> the watched files changed since its row (every file for a module not measured)."""
+    rows = data["modules"]
+    out = {name: changed_since(name, rows[name]) if name in rows else watched(name) for name in MODULES}
+    return {name: files for name, files in out.items() if files}
