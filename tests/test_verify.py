@@ -109,6 +109,19 @@ def test_compare_ignores_timing_only(tmp_path):
     assert V.compare_metrics(a, b) == ["params_sha256: abc (original) != abd (re-run)"]
 
 
+def test_compare_skips_the_twin_certificate_only_where_the_original_has_none(tmp_path):
+    header = "study,run_id,test_acc,params_sha256"
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text(f"{header}\ns,r,0.5,abc\n")
+    b.write_text(f"{header},twin_logit_gap,twin_pairs_differ\ns,r,0.5,abc,2e-07,0\n")
+    assert V.compare_metrics(a, b) == []
+    a.write_text(f"{header},twin_logit_gap,twin_pairs_differ\ns,r,0.5,abc,2e-07,3\n")
+    assert V.compare_metrics(a, b) == ["twin_pairs_differ: 3 (original) != 0 (re-run)"]
+    b.write_text(f"{header},other\ns,r,0.5,abc,1\n")  # any other new column still differs
+    a.write_text(f"{header}\ns,r,0.5,abc\n")
+    assert V.compare_metrics(a, b)[0].startswith("metrics.csv: columns differ")
+
+
 def test_choice_is_reproducible_and_clamped():
     items = list(range(10))
     assert V.choose(items, 3, 0) == V.choose(items, 3, 0)

@@ -161,11 +161,11 @@ GLOSSARY = {
     "test_acc": "Accuracy on the swap-paired test set (0-1; shown as %); 50 % is chance.",
     "final_train_acc": "Training accuracy after the last epoch (0-1).",
     "params_sha256": "sha256 of the final parameters: equal hashes mean bit-identical models.",
-    "twin_logit_gap": "The twin certificate: the largest |logit - twin logit| over the test set's twin pairs (a "
-    "sequence and its copy with A and B swapped); 0 up to float rounding for a model that cannot see order. Empty when "
-    "the test logits are not finite or the run predates the certificate.",
-    "twin_pairs_differ": "The twin certificate: how many twin pairs the model predicts differently (0 for a model "
-    "that cannot see order, whose accuracy is then exactly 0.5).",
+    "twin_logit_gap": "The twin certificate: the largest absolute difference between the logit of a test sequence "
+    "and that of its twin (the same sequence with A and B swapped); 0 up to float rounding (at most 1e-4) for a model "
+    "that cannot see order. nan when the test logits are not finite; empty for a run whose metrics.csv has none.",
+    "twin_pairs_differ": "The twin certificate: how many twin pairs the model predicts differently, a count (0 for a "
+    "model that cannot see order, whose accuracy is then exactly 0.5); nan or empty where twin_logit_gap is.",
     "hash": "The run's folder in the run store (results/runs/<hash>/): a hash of all its settings.",
     "epochs_run": "Epochs trained (fewer than configured when the run diverged).",
     "final_train_loss": "Training loss after the last epoch.",

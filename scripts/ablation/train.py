@@ -60,7 +60,7 @@ class RunResult:
     device_used: str
     params_sha256: str
     twin_logit_gap: float  # the twin certificate (twin_certificate); NaN when the test logits are not finite
-    twin_pairs_differ: float
+    twin_pairs_differ: float  # an int, or NaN when the test logits are not finite
     started_at: str
     t_start: float = dataclasses.field(repr=False, default=0.0)  # time.perf_counter() at the start
 
@@ -147,7 +147,7 @@ def twin_certificate(test_logits: torch.Tensor) -> tuple[float, float]:
         return math.nan, math.nan
     gap = (first - twin).abs().max().item()
     differ = ((first > 0) != (twin > 0)).any(dim=-1).sum().item()
-    return float(gap), float(differ)
+    return float(gap), int(differ)  # a count: written "3", not "3.0"
 
 
 def train_run(settings: Settings, threads: int = 1, data: OrderData | None = None) -> RunResult:
