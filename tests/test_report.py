@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ablation import stats
 from ablation import config as C
 from ablation import outputs, report
 from conftest import REPO
@@ -56,14 +57,26 @@ def test_estimates_carry_units_and_no_raw_nan_anywhere(smoke):
     assert estimates, "no estimate with a unit in the verdict table"
 
 
-def test_largest_effects_use_the_intervals_over_seeds(smoke):
+def test_largest_effects_show_the_seeds_that_move_their_way_and_the_range(smoke):
     cfg, results, _ = smoke
     effects = report.largest_effects(results, list(cfg.studies), cfg.stats["alpha"])
     tables = [pd.read_csv(results / s / "tables" / "comparisons.csv").assign(study=s) for s in cfg.studies]
     rows = pd.concat(tables, ignore_index=True)
     top = rows.loc[rows["mean_diff"].abs().idxmax()]
     assert effects[0]["study"] == top["study"]
-    assert effects[0]["interval"] == f"{100 * top['ci_lo']:+.1f} to {100 * top['ci_hi']:+.1f} pp"
+    assert effects[0]["range"] == f"{100 * top['seed_min']:+.1f} to {100 * top['seed_max']:+.1f} pp"
+    k, n = max(top["n_up"], top["n_down"]), top["n_up"] + top["n_down"]
+    assert effects[0]["direction"].startswith(f"{int(k)} of {int(n)} {'up' if top['n_up'] >= top['n_down'] else 'down'}")
+
+
+def test_an_effect_every_seed_shows_gets_the_exact_interval_of_its_share():
+    # the lesson's effect: +50 pp in each of 5 seeds; the share of seeds moving up is 5 of 5, with
+    # the Clopper-Pearson interval of 5 of 5, whatever an interval of the mean would say
+    lo, hi = stats.direction_share_ci(5, 0, 0.95)
+    assert (lo, hi) == pytest.approx((0.025 ** (1 / 5), 1.0))
+    row = {"n_up": 5, "n_down": 0, "share_lo": lo, "share_hi": hi}
+    assert report.direction_text(row) == "5 of 5 up (48-100 %)"
+    assert report.direction_text({"n_up": 0, "n_down": 0, "share_lo": np.nan, "share_hi": np.nan}) == "no seed moves"
 
 
 def test_the_glossary_explains_every_column_of_every_table(smoke):

@@ -163,9 +163,9 @@ GLOSSARY = {
     "params_sha256": "sha256 of the final parameters: equal hashes mean bit-identical models.",
     "twin_logit_gap": "The twin certificate: the largest absolute difference between the logit of a test sequence "
     "and that of its twin (the same sequence with A and B swapped); 0 up to float rounding (at most 1e-4) for a model "
-    "that cannot see order. nan when the test logits are not finite; empty for a run whose metrics.csv has none.",
+    "that cannot see order. not a number when the test logits are not finite; empty for a run whose metrics.csv has none.",
     "twin_pairs_differ": "The twin certificate: how many twin pairs the model predicts differently, a count (0 for a "
-    "model that cannot see order, whose accuracy is then exactly 0.5); nan or empty where twin_logit_gap is.",
+    "model that cannot see order, whose accuracy is then exactly 0.5); not a number or empty where twin_logit_gap is.",
     "hash": "The run's folder in the run store (results/runs/<hash>/): a hash of all its settings.",
     "epochs_run": "Epochs trained (fewer than configured when the run diverged).",
     "final_train_loss": "Training loss after the last epoch.",
@@ -217,6 +217,13 @@ GLOSSARY = {
     "n_pairs": "Matched runs (same seed and other factor values); not independent.",
     "n_seeds": "Seeds the interval and test rest on (the n of the comparison).",
     "mean_diff": "Mean over seeds of the test-accuracy difference level_b - level_a (percentage points when shown).",
+    "n_up": "Seeds whose difference level_b - level_a is above 0 (ties, within half a test item, left out).",
+    "n_down": "Seeds whose difference is below 0.",
+    "share_lo": "Lower end of the exact (Clopper-Pearson) interval of a share of seeds (comparisons: of the moving "
+    "seeds that move the majority's way; claims: of the seeds meeting the claim's condition).",
+    "share_hi": "Upper end of that exact interval.",
+    "seed_min": "The smallest seed difference (the range over seeds, with seed_max).",
+    "seed_max": "The largest seed difference.",
     "effect_size": "Cohen's d_z: the mean seed difference divided by the standard deviation of the seed differences.",
     "test": "The test: a sign-flip (permutation) test of the mean seed difference, exact at few seeds.",
     "p_value": "p-value of the test (claims: the one-sided test's for the verdict the claim points to; none for an "
@@ -261,8 +268,6 @@ GLOSSARY = {
     "estimate_unit": "The unit of estimate, ci_lo and ci_hi in the claims table (the report adds it; claims.csv has "
     "no such column).",
     "share": "The share of seeds in the deciding cell that met the claim's per-seed condition.",
-    "share_lo": "Lower end of the exact (Clopper-Pearson) interval of that share over seeds.",
-    "share_hi": "Upper end of the exact (Clopper-Pearson) interval of that share over seeds.",
     "family": "The claims Holm's adjustment runs over (a study, or the whole config); empty for an exact claim.",
     "evidence": "What the seeds show, in words: in the deciding cell, how many seeds met the condition, the test, "
     "its p and the Holm-adjusted p (an exact claim: the twin certificate of every run).",

@@ -233,9 +233,20 @@ def headline(claims: pd.DataFrame, ids: list[str]) -> list[dict]:
     return [claims[claims["id"] == i].iloc[0].to_dict() for i in ids]
 
 
+def direction_text(r: dict) -> str:
+    """How many seeds move the effect's way, of those that move, with the exact interval of that share."""
+    up, down = r.get("n_up"), r.get("n_down")
+    if _isnan(up) or _isnan(down) or up + down == 0:
+        return "no seed moves"
+    k, way = (int(up), "up") if up >= down else (int(down), "down")
+    interval = "" if _isnan(r.get("share_lo")) else f" ({100 * r['share_lo']:.0f}-{100 * r['share_hi']:.0f} %)"
+    return f"{k} of {int(up + down)} {way}{interval}"
+
+
 def largest_effects(results: Path, studies: list[str], alpha: float, k: int = LARGEST_EFFECTS) -> list[dict]:
-    """The ``k`` paired comparisons with the largest mean seed difference, with their intervals
-    over seeds (the ``ci_*`` columns: what verdicts rest on, not the descriptive bootstrap)."""
+    """The ``k`` paired comparisons with the largest mean seed difference, each with the share of
+    seeds that move its way (exact interval) and the range over seeds: exact whatever mixture the
+    seeds come from, where an interval of the mean over a few bound-touching seeds says little."""
     rows = []
     for name in studies:
         path = results / name / "tables" / "comparisons.csv"
@@ -248,8 +259,8 @@ def largest_effects(results: Path, studies: list[str], alpha: float, k: int = LA
             "study": r["study"],
             "what": f"{r['factor']} = {r['level_b']} instead of {r['level_a']}",
             "effect": f"{100 * r['mean_diff']:+.1f} pp",
-            "interval": (EMPTY if _isnan(r.get("ci_lo")) else
-                         f"{100 * r['ci_lo']:+.1f} to {100 * r['ci_hi']:+.1f} pp"),  # fmt: skip
+            "direction": direction_text(r),
+            "range": EMPTY if _isnan(r.get("seed_min")) else f"{100 * r['seed_min']:+.1f} to {100 * r['seed_max']:+.1f} pp",
             "n": f"{int(r['n_seeds'])} seeds",
             "significant": significance_text(r, alpha),
         }

@@ -74,6 +74,7 @@ CELL_COLUMNS = [
 ]  # fmt: skip
 PAIRED_COLUMNS = [
     "factor", "level_a", "level_b", "n_pairs", "n_seeds", "mean_diff", "ci_lo", "ci_hi", "ci_method",
+    "n_up", "n_down", "share_lo", "share_hi", "seed_min", "seed_max",
     "effect_size", "test", "p_value", "p_holm", "significant", "min_p", "mde", "note",
 ]  # fmt: skip
 STABILITY_COLUMNS = [
@@ -715,6 +716,17 @@ def level_pairs(levels: list) -> list[tuple]:
     return list(zip(levels[:-1], levels[1:]))
 
 
+def direction_share_ci(up: int, down: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval over seeds of the share of moving seeds (ties left out)
+    that move the way the majority does: what a mixture of seeds that learn and seeds that fail still
+    says exactly. NaN when no seed moves."""
+    n, k = up + down, max(up, down)
+    if n == 0:
+        return float("nan"), float("nan")
+    lo, hi = clopper_pearson_ci(k, n, confidence)
+    return float(lo), float(hi)
+
+
 def paired_comparisons(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: int = 0) -> pd.DataFrame:
     """Paired comparisons of test_acc between levels of each factor (``level_pairs``), runs matched
     on seed and every other factor, then averaged within each seed: the seed is the unit.
@@ -742,9 +754,13 @@ def paired_comparisons(summary: pd.DataFrame, factors, cfg: dict | None = None, 
             d = quantize(d, dstep)
             p, n_nonzero, test = sign_flip_test(d, dstep, cfg["n_resamples"], seed)
             lo, hi, how = mean_ci(d, cfg["confidence"], (-1.0, 1.0), dstep)
+            up, down = int((d > dstep / 2).sum()), int((d < -dstep / 2).sum())
+            share_lo, share_hi = direction_share_ci(up, down, cfg["confidence"])
             rows.append(dict(
                 factor=factor, level_a=a, level_b=b, n_pairs=len(va), n_seeds=n,
                 mean_diff=float(d.mean()) if n else float("nan"), ci_lo=lo, ci_hi=hi, ci_method=how,
+                n_up=up, n_down=down, share_lo=share_lo, share_hi=share_hi,
+                seed_min=float(d.min()) if n else float("nan"), seed_max=float(d.max()) if n else float("nan"),
                 effect_size=cohen_dz(d), test=test if n else "none", p_value=p if n else float("nan"),
                 min_p=reachable_p(n_nonzero) if n else float("nan"),
                 sd=_sd(d) if n >= 2 else float("nan"), unmatched=unmatched,
