@@ -5,11 +5,12 @@
         --old-src OLD_CHECKOUT/scripts --old-python OLD_CHECKOUT/.venv/bin/python --out verdicts.md
 
 Reads every study of the config whose ``summary.csv`` and ``init_grads.csv`` exist under ``--results``
-(the others are listed as not run). The old verdicts come from ``ablation.claims.evaluate_claims`` of
-the package under ``--old-src``, run by ``--old-python`` in a subprocess (its own dependencies); the
-new ones from ``ablation.claims.evaluate_family`` here (every claim of the covered studies as one
-family). Writes a Markdown table: study, claim, old verdict and its n and interval, new verdict and
-its n (seeds) and interval, and why they differ, from the new evaluation's own account.
+(the others are listed as not run). The old verdicts come from ``ablation.claims.evaluate_family`` of
+the package under ``--old-src``, run by ``--old-python`` in a subprocess (its own dependencies; claim
+keys it does not know are left out); the new ones from ``ablation.claims.evaluate_family`` here.
+Adaptive studies are judged as the pipeline judges them, with their design. Writes a Markdown table:
+study, claim, old verdict and its n and interval, new verdict, its n (seeds) and estimand, and what
+the seeds show under the new rules.
 """
 
 from __future__ import annotations
@@ -25,27 +26,30 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
 
-from ablation import analyze, claims, config  # noqa: E402 (the package lives under scripts/)
+from ablation import adaptive, analyze, claims, config  # noqa: E402 (the package lives under scripts/)
 
 OLD_PROGRAM = """
 import json, sys
 import pandas as pd
 from ablation import claims as C
 spec = json.load(sys.stdin)
-out = []
-for s in spec["studies"]:
-    summary = pd.read_csv(s["summary"], dtype={"run_id": str})
-    grads = pd.read_csv(s["init_grads"], dtype={"run_id": str})
-    table = C.evaluate_claims(s["claims"], summary, grads, s["factors"], spec["stats"])
-    for r in table.to_dict("records"):
-        out.append({"study": s["name"], "id": r["id"], "verdict": r["verdict"], "n": int(r["n"]),
-                    "ci_lo": r["ci_lo"], "ci_hi": r["ci_hi"]})
+family = [(s["name"], s["claims"], pd.read_csv(s["summary"], dtype={"run_id": str}),
+           pd.read_csv(s["init_grads"], dtype={"run_id": str}), s["factors"]) for s in spec["studies"]]
+table = C.evaluate_family(family, spec["stats"], adaptive=spec["adaptive"])
+out = [{"study": r["study"], "id": r["id"], "verdict": r["verdict"], "n": int(r["n"]), "p_holm": r["p_holm"],
+        "ci_lo": r["ci_lo"], "ci_hi": r["ci_hi"]} for r in table.to_dict("records")]
 json.dump(out, sys.stdout)
 """
+NEW_KEYS = ("estimand", "share", "exact", "min_slope")
+"""Claim keys the earlier claims code does not know: left out of the claims it is given."""
 
 
-def old_verdicts(studies: list[dict], stats: dict, src: Path, python: Path) -> pd.DataFrame:
-    spec = json.dumps({"studies": studies, "stats": stats})
+def old_verdicts(studies: list[dict], stats: dict, adaptive: dict, src: Path, python: Path) -> pd.DataFrame:
+    """The earlier code's verdicts: every covered claim of the config one Holm family, as it had them."""
+    old_studies = [s | {"claims": [{k: v for k, v in c.items() if k not in NEW_KEYS} for c in s["claims"]]}
+                   for s in studies]  # fmt: skip
+    old_stats = {k: v for k, v in stats.items() if k != "family"}
+    spec = json.dumps({"studies": old_studies, "stats": old_stats, "adaptive": adaptive})
     res = subprocess.run([str(python), "-c", OLD_PROGRAM], input=spec, capture_output=True, text=True,
                          env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"}, check=False)  # fmt: skip
     if res.returncode:
@@ -54,18 +58,10 @@ def old_verdicts(studies: list[dict], stats: dict, src: Path, python: Path) -> p
 
 
 def why(old: dict | None, new: dict) -> str:
-    """What the new evaluation says about its verdict, set against the old one's numbers."""
-    detail = str(new["detail"])
-    reasons = detail.split(". ")[0]
-    parts = []
-    if old is not None and old["n"] != new["n"]:
-        parts.append(f"n {old['n']} runs/pairs -> {new['n']} seeds")
-    if old is not None:
-        parts.append(f"interval [{old['ci_lo']:.4f}, {old['ci_hi']:.4f}] -> [{new['ci_lo']:.4f}, {new['ci_hi']:.4f}]")
-    parts.append(reasons)
-    methods = sorted({m for m in ("t over seeds", "Clopper-Pearson", "Anderson bound", "sign-flip") if m in detail})
-    if methods:
-        parts.append("by " + ", ".join(methods))
+    """What the seeds show under the new rules (the claims table's evidence), beside the old p."""
+    parts = [str(new["evidence"])]
+    if old is not None and not pd.isna(old.get("p_holm")):
+        parts.append(f"old: Holm p {old['p_holm']:.3g} over every claim of the config, n {old['n']}")
     return "; ".join(parts)
 
 
@@ -92,16 +88,22 @@ def main(argv=None) -> int:
             missing.append(name)
     family = [(s["name"], s["claims"], analyze.read_table(Path(s["summary"]), s["factors"]),
                analyze.read_table(Path(s["init_grads"]), s["factors"]), s["factors"]) for s in covered]  # fmt: skip
-    new = claims.evaluate_family(family, cfg.stats)
+    designs = {}
+    for s in covered:
+        block = adaptive.settings(cfg.raw["studies"][s["name"]])
+        if block:
+            designs[s["name"]] = {"seeds": list(cfg.studies[s["name"]].seeds), **block}
+    new = claims.evaluate_family(family, cfg.stats, adaptive=designs)
     old = None
     if args.old_src and args.old_python:
-        old = old_verdicts(covered, cfg.stats, args.old_src, args.old_python).set_index(["study", "id"])
+        old = old_verdicts(covered, cfg.stats, designs, args.old_src, args.old_python).set_index(["study", "id"])
     lines = [
         f"Claims of {args.config} on {args.results}: studies covered: {', '.join(s['name'] for s in covered) or 'none'}"
         + (f"; not run: {', '.join(missing)}" if missing else "")
-        + f". The new verdicts treat the {len(new)} covered claims as one Holm family.",
+        + f". The new verdicts: Holm over each {cfg.stats.get('family', 'study')}'s non-exact claims; the old ones: "
+        "every claim of the config one family.",
         "",
-        "| study | claim | old verdict | old n, interval | new verdict | new n (seeds), interval | robustness | why |",
+        "| study | claim | old verdict | old n, interval | new verdict | new n (seeds), estimand | robustness | why |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in new.to_dict("records"):
@@ -109,7 +111,7 @@ def main(argv=None) -> int:
         old_cells = (o["verdict"], f"{o['n']}, {_fmt_interval(o['ci_lo'], o['ci_hi'])}") if o else ("–", "–")
         rob = "–" if pd.isna(r["robustness"]) else f"{r['robustness']:.2f}"
         lines.append(f"| {r['study']} | {r['id']} | {old_cells[0]} | {old_cells[1]} | {r['verdict']} | "
-                     f"{r['n']}, {_fmt_interval(r['ci_lo'], r['ci_hi'])} | {rob} | {why(o, r)} |")  # fmt: skip
+                     f"{r['n']}, {r['estimand']} | {rob} | {why(o, r)} |")  # fmt: skip
     text = "\n".join(lines) + "\n"
     if args.out:
         args.out.write_text(text)
