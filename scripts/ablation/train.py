@@ -114,7 +114,7 @@ class Adam:
 
     torch.optim.Adam(fused=True) bit for bit (tests/test_train.py), through torch's functional API
     with the same fused kernel. Not torch.optim.Adam itself: constructing one imports torch._dynamo,
-    a cost every training job in its own process would pay (benchmarks/adam_cost.py measures it).
+    a cost every training job in its own process would pay (benchmarks/probes/adam_cost.py measures it).
     """
 
     def __init__(self, params: list, betas: tuple = (0.9, 0.999), eps: float = 1e-8):
