@@ -37,7 +37,7 @@ def loop_capital(z, m, alpha):
 
 
 def p_of(log_k):
-    return min(1.0, 2.0 * np.exp(-log_k))
+    return min(1.0, np.exp(-log_k))
 
 
 def ones_p(k):
@@ -131,6 +131,24 @@ def test_edge_boundaries_decide_one_direction_only():
     assert above == pytest.approx([p_of(u) for u in up]) and below == pytest.approx([p_of(d) for d in down])
 
 
+def test_a_boundary_on_the_edge_is_passed_only_once_a_value_lies_inside_the_range():
+    # every value on the edge is the one distribution whose mean sits there: no evidence it lies inside
+    x = np.array([1.0, 1.0, 0.9, 1.0])
+    above, below = Q.directional_p(x, 1.0, Q.MEAN_BOUNDS, ALPHA)
+    assert below.tolist() == [1.0, 1.0, 0.0, 0.0] and np.all(above == 1.0)
+    above, below = Q.directional_p(1 - x, 0.0, Q.MEAN_BOUNDS, ALPHA)
+    assert above.tolist() == [1.0, 1.0, 0.0, 0.0] and np.all(below == 1.0)
+    # a value a rounding error below the edge (1 on the grid of 1 / 49: 49 * (1 / 49) < 1) is on it
+    assert 49 * (1 / 49) < 1.0
+    assert np.all(Q.directional_p(np.full(3, 49 * (1 / 49)), 1.0, Q.MEAN_BOUNDS, ALPHA)[1] == 1.0)
+    # a paired difference of -1 everywhere: "mean > -1" is not shown; beyond the range it is at once
+    assert np.all(Q.directional_p(-np.ones(4), -1.0, Q.PAIRED_BOUNDS, ALPHA)[0] == 1.0)
+    assert np.all(Q.directional_p(-np.ones(4), -1.5, Q.PAIRED_BOUNDS, ALPHA)[0] == 0.0)
+    # batches: each sequence on its own
+    above, _ = Q.directional_p(np.array([[0.0, 0.0, 0.3], [0.2, 0.0, 0.0]]), 0.0, Q.MEAN_BOUNDS, ALPHA)
+    assert above.tolist() == [[1.0, 1.0, 0.0], [0.0, 0.0, 0.0]]
+
+
 def test_looks_edges():
     assert Q.looks(1, 1, 1) == [1]
     assert Q.looks(1, 1, 3) == [1, 2, 3]
@@ -149,9 +167,9 @@ def test_claim_p_without_seeds_is_undecided():
 
 
 def test_claim_p_is_the_last_seed_every_cell_for_support_bonferroni_for_contradiction():
-    # one seed: a bet of c / m = 5 at threshold 0.1 turns a seed at 1 into K+ = 1 + 5 * 0.9
+    # one seed: a bet of c / m = 5 at threshold 0.1 turns a seed at 1 into K+ = 1 + 5 * 0.9, p = 1 / K+
     at_least = {"kind": "at_least", "threshold": 0.1}
-    assert Q.claim_p(at_least, [[1.0]], ALPHA) == (pytest.approx(2 / 5.5), 1.0)
+    assert Q.claim_p(at_least, [[1.0]], ALPHA) == (pytest.approx(1 / 5.5), 1.0)
     rng = np.random.default_rng(5)
     cells = [rng.uniform(-1, 0.2, 12), rng.uniform(-1, 1, 9), np.full(7, -0.9)]
     sup, con = zip(*(Q.claim_p_path(BETTER, c, ALPHA) for c in cells))
@@ -199,11 +217,12 @@ def test_reachable_edges():
     assert not Q.reachable(BETTER, [np.ones(40)], ALPHA, 40)  # resolved, but no seed left to add
     assert Q.reachable(BETTER, [np.ones(39)], ALPHA, 40)  # one seed left
     assert not Q.reachable(BETTER, [np.ones(30), np.ones(40)], ALPHA, 40)  # one cell has none left
-    # the level, not alpha: 8 seeds of +1 reach p = 2 / 1.5^8 ~ 0.078, not 0.05
-    assert Q.reachable(BETTER, [np.ones(2)], ALPHA, 8, level=0.08)
-    assert not Q.reachable(BETTER, [np.ones(2)], ALPHA, 8)
-    assert Q.reachable(BETTER, [np.ones(2)], 0.08, 11, level=ALPHA)
-    assert not Q.reachable(BETTER, [np.ones(2)], ALPHA, 11, level=0.02)
+    # the level, not alpha: 7 seeds of +1 reach p = 1 / 1.5^7 ~ 0.059, not 0.05
+    assert Q.reachable(BETTER, [np.ones(2)], ALPHA, 7, level=0.06)
+    assert not Q.reachable(BETTER, [np.ones(2)], ALPHA, 7)
+    # 10 seeds reach 1 / 1.5^10 ~ 0.017, 9 only 0.026: the level 0.02 decides, whatever alpha
+    assert Q.reachable(BETTER, [np.ones(2)], 0.08, 10, level=0.02)
+    assert not Q.reachable(BETTER, [np.ones(2)], ALPHA, 9, level=0.02)
 
 
 def reference_reachable(claim, cells, alpha, max_seeds, values):
@@ -239,9 +258,10 @@ def test_reachable_tries_both_ends_and_the_band_centre():
     wide = {"kind": "at_value", "target": 0.5, "tolerance": 0.3}
     assert Q.reachable(wide, [[0.5]], ALPHA, 7)
     assert not reference_reachable(wide, [[0.5]], ALPHA, 7, [0.0, 1.0, 1 / 3])
-    # where only the lower end (-1, a paired difference) can: CONTRADICTED of a `better`
-    assert Q.reachable(BETTER, [[-0.2]], ALPHA, 10)
-    assert not reference_reachable(BETTER, [[-0.2]], ALPHA, 10, [0.0, 1.0])
+    # where only the lower end (-1, a paired difference) can: CONTRADICTED of a `better` (a first
+    # seed at -0.6 starts K- at 1.3 and K+ at 0.7; eight more seeds at -1 reach 1 / K- = 0.03)
+    assert Q.reachable(BETTER, [[-0.6]], ALPHA, 9)
+    assert not reference_reachable(BETTER, [[-0.6]], ALPHA, 9, [0.0, 1.0])
 
 
 def reference_seeds(claim, alpha, level, max_seeds, n_cells):
@@ -310,8 +330,9 @@ def test_rounds_follow_the_per_sequence_rule(schedule):
 
 
 def test_rounds_on_plain_sequences():
-    # +1s resolve SUPPORTED and -1s CONTRADICTED at the first look with p <= alpha: 2 / 1.5^10 < 0.05 < 2 / 1.5^9
-    X = np.vstack([np.ones(20), -np.ones(20), np.r_[-np.ones(9), np.zeros(11)], np.zeros(20)])
+    # +1s resolve SUPPORTED and -1s CONTRADICTED at the first look with p <= alpha: 1 / 1.5^8 < 0.05 < 1 / 1.5^7;
+    # seven -1s then ties stop at p = 1 / 1.5^7 ~ 0.059
+    X = np.vstack([np.ones(20), -np.ones(20), np.r_[-np.ones(7), np.zeros(13)], np.zeros(20)])
     verdict, used = Q.run_schedule(BETTER, X, [5, 10, 15, 20], ALPHA)
     assert verdict.tolist() == ["SUPPORTED", "CONTRADICTED", "INCONCLUSIVE", "INCONCLUSIVE"]
     # the third stays open to the last look (it can still resolve); the fourth stops when it cannot
@@ -423,7 +444,7 @@ def test_confidence_sequence_is_the_grid_of_unrejected_means():
 
 
 def test_confidence_sequence_excludes_a_mean_whose_p_equals_alpha():
-    # 10 seeds at 1 (or 0): the grid point 1/2 has p = 2 / 1.5^10 exactly; alpha set to it excludes it
+    # 10 seeds at 1 (or 0): the grid point 1/2 has p = 1 / 1.5^10 exactly; alpha set to it excludes it
     p10 = ones_p(10)
     for x, end in ((np.ones(10), 0), (np.zeros(10), 1)):
         # the nearest grid point beyond 1/2 is inside; widened by one step, the end is 1/2 itself

@@ -15,11 +15,13 @@ Sec. 5) on values rescaled to [0, 1] is
     l_i = sqrt(2 log(2/alpha) / (s2_{i-1} i log(1 + i))),  l+_i = min(l_i, c/m),  l-_i = min(l_i, c/(1-m))
 
 with s2 the plug-in variance (their eq. 26) and c = 1/2. Under mean <= m, K+ is a nonnegative
-supermartingale (mean >= m: K-), so by Ville's inequality ``min(1, 2 / max_{s<=t} K_s)`` is a
-p-value valid at any stopping time (the 2 splits alpha between the two directions, as the
-two-sided fixed-design interval does). Evidence only accumulates: once a verdict's p is below
-alpha it stays there. A claim's verdict is the interval rule of ``ablation.claims`` stated as
-tests of its boundaries:
+supermartingale (mean >= m: K-), so by Ville's inequality ``min(1, 1 / max_{s<=t} K_s)`` is a
+p-value valid at any stopping time. Each verdict is a one-sided test of its own hypothesis with
+its own capital, so complementary verdicts do not split alpha: each keeps its error rate at most
+alpha (at a boundary exactly between them both are wrong, and their rates add). Evidence only
+accumulates: once a verdict's p is below alpha it stays there. A claim's verdict (``ablation.claims``)
+is stated as tests of its boundaries, on the seeds' values (estimand ``mean``) or on their 0/1
+outcomes against the claim's share (estimand ``share``):
 
 =============  ====================================  ==========================================
 kind           SUPPORTED: p_sup from                 CONTRADICTED: p_con from
@@ -33,10 +35,10 @@ equivalent     p: both must hold) for the band       the band [target -+ toleran
 
 A claim over several cells (``cells: every``): SUPPORTED needs every cell (the largest p_sup),
 CONTRADICTED one cell (the smallest p_con, times the number of cells). Across claims these
-p-values (2 / e-value, Ville) go through the claims rule's Holm step-down over every claim of the
-config (``ablation.claims.evaluate_family``): Holm needs only valid p-values, so it stays valid for
-any dependence between claims and at any stopping time. ``grad_trend`` slopes have no known bound, so no betting
-capital: an adaptive study judges them with the fixed-design interval on its first round's seeds.
+p-values (1 / e-value, Ville) go through the claims rule's Holm step-down over the claim's family
+(``ablation.claims.evaluate_family``): Holm needs only valid p-values, so it stays valid for any
+dependence between claims and at any stopping time. ``grad_trend`` slopes have no known bound, so
+no betting capital: an adaptive study judges them with the fixed-design test on its first round's seeds.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ C_TRUNCATE = 0.5
 """Bets are truncated at c / m (K+) and c / (1 - m) (K-): the capital stays positive."""
 SEQUENTIAL_KINDS = ("at_least", "not_worse", "better", "at_value", "equivalent")
 """Claim kinds with a betting e-process; the others keep the fixed-design interval."""
+EDGE = 1e-9
+"""A scaled value within this of 0 or 1 sits on the range's edge (k / n grids round there)."""
 PAIRED_BOUNDS = (-1.0, 1.0)
 MEAN_BOUNDS = (0.0, 1.0)
 
@@ -95,9 +99,14 @@ def directional_p(x, bound: float, bounds, alpha: float) -> tuple[np.ndarray, np
     lo, hi = bounds
     m = (bound - lo) / (hi - lo)
     z = _scale(x, bounds)
-    if m <= 0 or m >= 1:  # a boundary at the range's edge: one direction cannot be shown at all
-        above = np.ones(z.shape) if m >= 1 else np.zeros(z.shape)
-        below = np.ones(z.shape) if m <= 0 else np.zeros(z.shape)
+    if m <= 0 or m >= 1:
+        # a boundary on or beyond the range's edge: the mean cannot lie beyond it, and lies inside
+        # it for certain -- beyond the range from the start, on the edge itself once one value lies
+        # inside the range (a mean on the edge puts every value there)
+        inside_low = (m < 0) | np.logical_or.accumulate(z > EDGE, axis=-1)
+        inside_high = (m > 1) | np.logical_or.accumulate(z < 1 - EDGE, axis=-1)
+        above = np.ones(z.shape) if m >= 1 else np.where(inside_low, 0.0, 1.0)
+        below = np.ones(z.shape) if m <= 0 else np.where(inside_high, 0.0, 1.0)
         return above, below
     up, down = log_capital(z, m, alpha)
     return _p(up), _p(down)

@@ -1,0 +1,655 @@
+"""Every rule a claim's verdict rests on keeps its error rate, by simulation, and the exact
+properties the rules promise.
+
+Per-seed test accuracies are k / 300 (ties at the metric's resolution), paired differences
+multiples of 1 / 300. Each simulation draws seeds from a distribution on a claim's boundary null --
+its estimand exactly at the boundary, where SUPPORTED and CONTRADICTED are both wrong -- and
+asserts that the rate of a wrong SUPPORTED and, separately, of a wrong CONTRADICTED is at most
+alpha + 3 Monte-Carlo standard errors. The seed distributions: unimodal (a Beta or binomial on the
+grid, tuned so that the estimand sits exactly on the boundary), bound-touching (seeds exactly at
+1.0, or exactly at 0.5) and mixtures (5, 10 or 30 % of seeds failing at chance, the rest near or
+at 1.0), over 5 and 10 seeds; a cells: every claim over 6 cells.
+
+The rules run vectorised over the simulations: the share rule on the claims module's own per-seed
+conditions (``claims.conditions``) and ``seedtests.share_p``, the anytime-valid rules (estimand mean,
+adaptive rounds) on ``sequential.directional_p`` as ``seedtests.mean_p`` and
+``share_p_sequential`` combine it, so one path over 40 seeds gives the p after every seed.
+``test_the_simulated_rules_are_the_claims_rules`` checks, on summaries built from simulated seeds,
+that ``claims.claim_test`` gives the same p-values. Run with ``-s`` for the table of measured rates.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize
+from scipy import stats as sps
+
+from ablation import claims as C
+from ablation import seedtests as T
+from ablation import sequential as Q
+from ablation import stats
+from ablation import units as U
+
+ALPHA = 0.05
+GRID = 300  # test examples per run: accuracies move in steps of 1 / GRID
+SEEDS = (5, 10)
+SIMS = 20_000  # vectorised share rules
+MEAN_SIMS = 10_000  # the betting e-process over 40 seeds
+CELLS = 6
+SCHEDULE = Q.looks(10, 5, 40)  # the adaptive rounds: 10 seeds, then 5 more a round, up to 40
+FACTORS = ["cell", "norm"]
+LEVELS = ["post", "pre"]  # a paired claim's [baseline, other]
+CFG = stats.resolve_cfg({"alpha": ALPHA})
+
+
+def limit(sims: int) -> float:
+    """alpha plus three Monte-Carlo standard errors of a rate at alpha."""
+    return ALPHA + 3 * np.sqrt(ALPHA * (1 - ALPHA) / sims)
+
+
+def claim(kind: str, **keys) -> dict:
+    """A claim with the config's defaults filled in (share 1/2, estimand share, cells every)."""
+    c = {"id": f"c-{kind}", "statement": f"a {kind} claim", "source": "simulation", "kind": kind, **keys}
+    if kind in U.PAIRED_KINDS:
+        c.setdefault("factor", "norm")
+        c.setdefault("levels", LEVELS)
+    return C.check_claims([c], FACTORS, ["run_id", "test_acc", "test_total", "status"])[0]
+
+
+def table(title: str, rows: list[tuple]) -> None:
+    print(f"\n{title}")
+    for name, n, sims, sup, con in rows:
+        print(f"  {name:<62} n={n!s:<6} {sims:>6} sims: wrong SUPPORTED {sup:.4f}, wrong CONTRADICTED {con:.4f}"
+              f" (limit {limit(sims):.4f})")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- seed distributions
+# Samplers return integers: a one-level claim's test_correct out of GRID, a paired claim's
+# difference other - baseline in GRID-ths; shape (sims, seeds) or whatever ``size`` says.
+
+
+def near_one(rng, size):
+    """A seed that learns: at 1.0 or a few examples short (about a third exactly at 1.0)."""
+    return GRID - rng.binomial(10, 0.1, size)
+
+
+def chance(rng, size):
+    """A seed that fails: chance on a 300-example test set."""
+    return rng.binomial(GRID, 0.5, size)
+
+
+def grid_beta(rng, a, b, size):
+    return np.rint(GRID * rng.beta(a, b, size)).astype(int)
+
+
+def tuned(f, lo, hi) -> float:
+    return optimize.brentq(f, lo, hi, xtol=1e-13, rtol=1e-14)
+
+
+# the Beta shapes that put exactly half of the grid values on the condition's side
+A_AT_LEAST = tuned(lambda a: sps.beta.sf(269.5 / GRID, a, 3) - 0.5, 1, 500)  # round(300 B) >= 270
+A_AT_VALUE = tuned(lambda a: sps.beta.cdf(165.5 / GRID, a, a) - sps.beta.cdf(134.5 / GRID, a, a) - 0.5, 1, 1e4)
+A_EQUIVALENT = tuned(lambda a: sps.beta.cdf(0.5 + 6.5 / 600, a, a) - sps.beta.cdf(0.5 - 6.5 / 600, a, a) - 0.5, 1, 1e6)
+
+
+def mix(rng, size, fail, failing, learning):
+    """A share ``fail`` of the seeds from ``failing``, the rest from ``learning``."""
+    return np.where(rng.random(size) < fail, failing(rng, size), learning(rng, size))
+
+
+def fixed(value):
+    return lambda rng, size: np.full(size, value)
+
+
+def paired(rng, size, fail):
+    """Differences other - baseline: both levels at 1.0 or up to 3 examples short (within the
+    margin of each other), except that the other level fails at chance in a share ``fail``."""
+    base = GRID - rng.binomial(3, 0.3, size)
+    other = np.where(rng.random(size) < fail, chance(rng, size), GRID - rng.binomial(3, 0.3, size))
+    return other - base
+
+
+def exchangeable(rng, size, fail):
+    """Each level fails at chance with probability ``fail``, independently, else sits at or just
+    below 1.0: the two levels are exchangeable, so a seed improves as often as it worsens."""
+
+    def level():
+        learn = np.where(rng.random(size) < 0.8, GRID, GRID - 1 - rng.binomial(2, 0.3, size))
+        return np.where(rng.random(size) < fail, chance(rng, size), learn)
+
+    return level() - level()
+
+
+def sign(rng, size, magnitude):
+    return np.where(rng.random(size) < 0.5, magnitude, -magnitude)
+
+
+# Each kind's boundary nulls for the share estimand: (name, claim, sampler, diverged share).
+SHARE_NULLS = {
+    "at_least": [
+        ("unimodal: Beta on the grid, median at the threshold", claim("at_least", threshold=0.9),
+         lambda rng, s: grid_beta(rng, A_AT_LEAST, 3, s), 0.0),
+        ("bound: 50 % exactly 1.0, 50 % exactly 0.5", claim("at_least", threshold=0.9),
+         lambda rng, s: mix(rng, s, 0.5, fixed(GRID // 2), fixed(GRID)), 0.0),
+        *[(f"mixture: {f:.0%} fail at chance, the rest near 1.0 (share {1 - f:g})",
+           claim("at_least", threshold=0.9, share=round(1 - f, 2)),
+           lambda rng, s, f=f: mix(rng, s, f, chance, near_one), 0.0) for f in (0.05, 0.1, 0.3)],
+        ("mixture: 50 % fail at chance, 20 % of runs diverged", claim("at_least", threshold=0.9),
+         lambda rng, s: mix(rng, s, 0.5, chance, near_one), 0.2),
+    ],
+    "at_value": [
+        ("unimodal: Beta on the grid around 0.5", claim("at_value", target=0.5, tolerance=0.05),
+         lambda rng, s: grid_beta(rng, A_AT_VALUE, A_AT_VALUE, s), 0.0),
+        ("bound: 50 % exactly 0.5, 50 % exactly 1.0", claim("at_value", target=0.5, tolerance=0.05),
+         lambda rng, s: mix(rng, s, 0.5, fixed(GRID), fixed(GRID // 2)), 0.0),
+        *[(f"mixture: {f:.0%} learn (near 1.0), the rest exactly 0.5 (share {1 - f:g})",
+           claim("at_value", target=0.5, tolerance=0.05, share=round(1 - f, 2)),
+           lambda rng, s, f=f: mix(rng, s, f, near_one, fixed(GRID // 2)), 0.0) for f in (0.05, 0.1, 0.3)],
+        ("mixture: 50 % exactly 0.5, 20 % of runs diverged", claim("at_value", target=0.5, tolerance=0.05),
+         lambda rng, s: mix(rng, s, 0.5, near_one, fixed(GRID // 2)), 0.2),
+    ],
+    "not_worse": [
+        ("unimodal: binomial differences, median at -margin", claim("not_worse", margin=0.02),
+         lambda rng, s: rng.binomial(41, 0.5, s) - 27, 0.0),  # symmetric about -6.5 / 300
+        ("bound: 50 % tied at 1.0, 50 % the other level exactly 0.5", claim("not_worse", margin=0.02),
+         lambda rng, s: mix(rng, s, 0.5, fixed(-GRID // 2), fixed(0)), 0.0),
+        *[(f"mixture: the other level fails at chance in {f:.0%} (share {1 - f:g})",
+           claim("not_worse", margin=0.02, share=round(1 - f, 2)),
+           lambda rng, s, f=f: paired(rng, s, f), 0.0) for f in (0.05, 0.1, 0.3)],
+    ],
+    "equivalent": [
+        ("unimodal: Beta differences, half within the margin", claim("equivalent", margin=0.02),
+         lambda rng, s: np.rint(GRID * (2 * rng.beta(A_EQUIVALENT, A_EQUIVALENT, s) - 1)).astype(int), 0.0),
+        ("bound: 50 % tied at 1.0, 50 % one level exactly 0.5", claim("equivalent", margin=0.02),
+         lambda rng, s: mix(rng, s, 0.5, lambda r, z: sign(r, z, GRID // 2), fixed(0)), 0.0),
+        *[(f"mixture: the other level fails at chance in {f:.0%} (share {1 - f:g})",
+           claim("equivalent", margin=0.02, share=round(1 - f, 2)),
+           lambda rng, s, f=f: paired(rng, s, f), 0.0) for f in (0.05, 0.1, 0.3)],
+    ],
+    "better": [
+        ("unimodal: symmetric binomial differences (ties at 0)", claim("better"),
+         lambda rng, s: rng.binomial(40, 0.5, s) - 20, 0.0),
+        ("bound: 60 % tied at 1.0, 20 % +0.5, 20 % -0.5", claim("better"),
+         lambda rng, s: mix(rng, s, 0.4, lambda r, z: sign(r, z, GRID // 2), fixed(0)), 0.0),
+        *[(f"mixture: each level fails at chance in {f:.0%}, else at or near 1.0", claim("better"),
+           lambda rng, s, f=f: exchangeable(rng, s, f), 0.0) for f in (0.05, 0.1, 0.3)],
+    ],
+}  # fmt: skip
+
+
+def draw(rng, sampler, diverged: float, size):
+    """Units (sims, ..., seeds) as the claims rule sees them: [lo, hi] per seed, on the grid; a
+    diverged run's value is unknown, the whole range."""
+    units = sampler(rng, size) / GRID
+    lo, hi = units.copy(), units.copy()
+    if diverged:
+        div = rng.random(size) < diverged
+        lo[div], hi[div] = 0.0, 1.0
+    return units, lo, hi
+
+
+# --------------------------------------------------------------------------- the rules, vectorised
+
+
+def share_rule(c: dict, lo: np.ndarray, hi: np.ndarray, sequential: bool = False):
+    """(p_sup, p_con) per simulated cell, seeds on the last axis: ``claims``' per-seed condition and
+    ``seedtests.share_p`` (``sequential``: after every seed, the e-process ``share_p_sequential``
+    uses, on the counted seeds in order)."""
+    cond = C.conditions(c)[0]
+    cell = U.Cell("simulated", np.arange(lo.shape[-1]), lo, hi, 1 / GRID)
+    counted = np.broadcast_to(cond.counted(cell), lo.shape)
+    sure, possible = cond.sure(lo, hi) & counted, cond.possible(lo, hi) & counted
+    if not sequential:
+        return T.share_p(sure.sum(-1), possible.sum(-1), counted.sum(-1), c["share"])
+    # ties (better) are skipped: move them behind the counted seeds, then read each prefix's path
+    order = np.argsort(~counted, axis=-1, kind="stable")
+    n_counted = np.cumsum(counted, axis=-1)
+    above, _ = Q.directional_p(np.take_along_axis(sure, order, -1), c["share"], (0.0, 1.0), ALPHA)
+    _, below = Q.directional_p(np.take_along_axis(possible, order, -1), c["share"], (0.0, 1.0), ALPHA)
+    at = np.maximum(n_counted - 1, 0)
+    p_sup = np.where(n_counted > 0, np.take_along_axis(above, at, -1), 1.0)
+    p_con = np.where(n_counted > 0, np.take_along_axis(below, at, -1), 1.0)
+    return p_sup, p_con
+
+
+def over_cells(p_sup, p_con):
+    """cells: every, cells on the last axis: SUPPORTED in every cell (the largest p), CONTRADICTED in
+    one (Bonferroni)."""
+    return p_sup.max(-1), np.minimum(1.0, p_sup.shape[-1] * p_con.min(-1))
+
+
+_decided = np.frompyfunc(lambda s, c: C.decided(float(s), float(c), 1, 0.0, ALPHA), 2, 1)
+
+
+def wrong_rates(p_sup, p_con) -> tuple[float, float]:
+    """Under a boundary null every decisive verdict is wrong: the rates of SUPPORTED and of
+    CONTRADICTED, each verdict from ``claims.decided`` (a claim alone in its family)."""
+    verdict = _decided(p_sup, p_con)
+    return float(np.mean(verdict == "SUPPORTED")), float(np.mean(verdict == "CONTRADICTED"))
+
+
+# --------------------------------------------------------------------------- summaries for the engine
+
+
+def summary(units, diverged=None, kind: str = "at_least") -> pd.DataFrame:
+    """Runs whose seed units are ``units`` (cells, seeds) in 1 / GRID steps: test_correct per run,
+    or for a paired kind the difference other - baseline (baseline at 1.0 where it can be)."""
+    units = np.atleast_2d(np.rint(np.asarray(units) * GRID).astype(int))
+    diverged = np.zeros(units.shape, dtype=bool) if diverged is None else np.atleast_2d(diverged)
+    rows = []
+
+    def run(cell, level, seed, correct, status="ok"):
+        rows.append(dict(run_id=f"r{len(rows)}", seed=seed, cell=f"c{cell}", norm=level, status=status,
+                         test_correct=correct, test_total=GRID, test_acc=correct / GRID if status == "ok" else np.nan,
+                         final_train_acc=1.0))  # fmt: skip
+
+    for (cell, seed), u in np.ndenumerate(units):
+        if kind in U.PAIRED_KINDS:
+            base = GRID - max(u, 0)
+            run(cell, LEVELS[0], seed, base)
+            run(cell, LEVELS[1], seed, base + u)
+        else:
+            run(cell, LEVELS[0], seed, u, "diverged" if diverged[cell, seed] else "ok")
+    return pd.DataFrame(rows)
+
+
+def engine_p(c: dict, df: pd.DataFrame, design=None) -> tuple[float, float]:
+    r = C.claim_test(c, df, None, FACTORS, CFG, design)
+    return r.p_sup, r.p_con
+
+
+def evaluate(c: dict, df: pd.DataFrame, design=None) -> pd.Series:
+    """The claim's row of the report (alone in its family)."""
+    out = C.evaluate_family([("s", [c], df, None, FACTORS)], CFG, adaptive={"s": design} if design else None)
+    return out.iloc[0]
+
+
+# --------------------------------------------------------------------------- the share estimand
+
+
+@pytest.mark.parametrize("kind", list(SHARE_NULLS))
+def test_share_rule_keeps_alpha_at_the_boundary_null(kind):
+    """Share of seeds meeting the condition exactly at `share`: each wrong verdict's rate <= alpha
+    + 3 MC se, for every seed distribution, 5 and 10 seeds (``better``: the sign test with ties)."""
+    rows = []
+    for i, (name, c, sampler, diverged) in enumerate(SHARE_NULLS[kind]):
+        for n in SEEDS:
+            rng = np.random.default_rng([1, i, n])
+            units, lo, hi = draw(rng, sampler, diverged, (SIMS, n))
+            # the distribution sits on the boundary: the seeds meeting the condition are `share`
+            cond = C.conditions(c)[0]
+            if kind == "better":
+                plus, minus = np.mean(units > 0), np.mean(units < 0)
+                assert abs(plus - minus) < 4 * np.sqrt((plus + minus) / units.size), name
+            else:
+                met = np.mean(cond.sure(units, units))
+                assert abs(met - c["share"]) < 4 * np.sqrt(c["share"] * (1 - c["share"]) / units.size), name
+            sup, con = wrong_rates(*share_rule(c, lo, hi))
+            rows.append((name, n, SIMS, sup, con))
+    table(f"share estimand, {kind}: boundary nulls", rows)
+    for name, n, sims, sup, con in rows:
+        assert sup <= limit(sims), (name, n, sup)
+        assert con <= limit(sims), (name, n, con)
+
+
+def cell_nulls():
+    """cells: every over 6 cells, at_least 0.9, share 1/2: (name, sampler of (sims, cells, seeds))."""
+
+    def independent(rng, size):
+        return mix(rng, size, 0.5, chance, near_one)
+
+    def shared_fate(rng, size):  # a seed that learns in one cell learns in every cell
+        learns = rng.random(size[:1] + (1,) + size[2:]) < 0.5
+        return np.where(learns, near_one(rng, size), chance(rng, size))
+
+    def one_open(rng, size):  # one cell on the boundary, every seed learning in the others
+        out = near_one(rng, size)
+        out[:, 0] = independent(rng, out[:, 0].shape)
+        return out
+
+    return [
+        ("6 cells on the boundary, seeds independent across cells", independent),
+        ("6 cells on the boundary, a seed's fate shared by its cells", shared_fate),
+        ("1 cell on the boundary, every seed learns in the other 5", one_open),
+    ]
+
+
+def test_every_cell_rule_keeps_alpha_over_six_cells():
+    """Intersection-union for SUPPORTED (the largest p over 6 cells) and Bonferroni for
+    CONTRADICTED (6 x the smallest): each wrong verdict's rate <= alpha + 3 MC se, where every cell
+    sits on the boundary (seeds independent across cells or sharing their fate) and where only
+    one does (the least favourable case for the intersection-union test)."""
+    c = claim("at_least", threshold=0.9)
+    rows = []
+    for i, (name, sampler) in enumerate(cell_nulls()):
+        for n in SEEDS:
+            units = sampler(np.random.default_rng([2, i, n]), (SIMS, CELLS, n)) / GRID
+            sup, con = wrong_rates(*over_cells(*share_rule(c, units, units)))
+            rows.append((name, n, SIMS, sup, con))
+    table("share estimand, cells: every over 6 cells (at_least 0.9)", rows)
+    for name, n, sims, sup, con in rows:
+        assert sup <= limit(sims), (name, n, sup)
+        assert con <= limit(sims), (name, n, con)
+
+
+# --------------------------------------------------------------------------- the mean estimand
+
+
+def binomial_diff(n_a, p_a, n_b, p_b):
+    return lambda rng, s: rng.binomial(n_b, p_b, s) - rng.binomial(n_a, p_a, s)
+
+
+def learners_with_mean(mu: float):
+    """Seeds near 1.0 with mean accuracy exactly ``mu``: GRID - Binomial(60, p)."""
+    p = GRID * (1 - mu) / 60
+    return lambda rng, s: GRID - rng.binomial(60, p, s)
+
+
+# (name, claim, sampler): the mean over seeds exactly on the claim's boundary
+MEAN_NULLS = {
+    "at_least": [
+        ("binomial: Binomial(300, 0.9) / 300", claim("at_least", threshold=0.9, estimand="mean"),
+         lambda rng, s: rng.binomial(GRID, 0.9, s)),
+        ("bound: 80 % exactly 1.0, 20 % exactly 0.5", claim("at_least", threshold=0.9, estimand="mean"),
+         lambda rng, s: mix(rng, s, 0.2, fixed(GRID // 2), fixed(GRID))),
+        *[(f"mixture: {f:.0%} fail at chance, the rest near 1.0", claim("at_least", threshold=0.9, estimand="mean"),
+           lambda rng, s, f=f: mix(rng, s, f, chance, learners_with_mean((0.9 - f / 2) / (1 - f)))) for f in (0.05, 0.1)],
+        ("bound: 50 % exactly 1.0, 50 % exactly 0.5, threshold 0.75", claim("at_least", threshold=0.75, estimand="mean"),
+         lambda rng, s: mix(rng, s, 0.5, fixed(GRID // 2), fixed(GRID))),
+        ("bound: every seed exactly 1.0, threshold 1.0", claim("at_least", threshold=1.0, estimand="mean"),
+         fixed(GRID)),
+    ],
+    "at_value": [  # on the band's top
+        ("binomial: Binomial(300, 0.55) / 300", claim("at_value", target=0.5, tolerance=0.05, estimand="mean"),
+         lambda rng, s: rng.binomial(GRID, 0.55, s)),
+        ("bound: 90 % exactly 0.5, 10 % exactly 1.0", claim("at_value", target=0.5, tolerance=0.05, estimand="mean"),
+         lambda rng, s: mix(rng, s, 0.1, fixed(GRID), fixed(GRID // 2))),
+        ("mixture: 80 % exactly 0.5, 20 % half-learn at 0.75", claim("at_value", target=0.5, tolerance=0.05, estimand="mean"),
+         lambda rng, s: mix(rng, s, 0.2, lambda r, z: r.binomial(GRID, 0.75, z), fixed(GRID // 2))),
+        ("bound: 50 % exactly 0.5, 50 % exactly 1.0, band 0.5 ± 0.25", claim("at_value", target=0.5, tolerance=0.25, estimand="mean"),
+         lambda rng, s: mix(rng, s, 0.5, fixed(GRID), fixed(GRID // 2))),
+    ],
+    "not_worse": [  # -margin, -0.1
+        ("binomial: Binomial(300, 0.85) - Binomial(300, 0.95)", claim("not_worse", margin=0.1, estimand="mean"),
+         binomial_diff(GRID, 0.95, GRID, 0.85)),
+        ("bound: 80 % tied at 1.0, 20 % the other level exactly 0.5", claim("not_worse", margin=0.1, estimand="mean"),
+         lambda rng, s: mix(rng, s, 0.2, fixed(-GRID // 2), fixed(0))),
+        ("mixture: the other level fails at chance in 10 %", claim("not_worse", margin=0.1, estimand="mean"),
+         lambda rng, s: mix(rng, s, 0.1, lambda r, z: chance(r, z) - GRID,
+                            lambda r, z: learners_with_mean(1 - 0.05 / 0.9)(r, z) - GRID)),
+    ],
+    "equivalent": [  # +margin, 0.02
+        ("binomial: Binomial(60, 0.6) - 30 (mean 6 / 300)", claim("equivalent", margin=0.02, estimand="mean"),
+         lambda rng, s: rng.binomial(60, 0.6, s) - 30),
+        ("bound: 96 % tied at 1.0, 4 % the baseline exactly 0.5", claim("equivalent", margin=0.02, estimand="mean"),
+         lambda rng, s: mix(rng, s, 0.04, fixed(GRID // 2), fixed(0))),
+    ],
+    "better": [  # 0
+        ("binomial: Binomial(40, 1/2) - 20", claim("better", estimand="mean"), lambda rng, s: rng.binomial(40, 0.5, s) - 20),
+        ("bound: 60 % tied at 1.0, 20 % +0.5, 20 % -0.5", claim("better", estimand="mean"),
+         lambda rng, s: mix(rng, s, 0.4, lambda r, z: sign(r, z, GRID // 2), fixed(0))),
+        ("mixture: each level fails at chance in 10 %", claim("better", estimand="mean"),
+         lambda rng, s: exchangeable(rng, s, 0.1)),
+    ],
+}  # fmt: skip
+
+
+def mean_rule(c: dict, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(p_sup, p_con) after every seed (seeds on the last axis): ``seedtests.mean_p``'s rule, on the
+    band and bounds the claims rule gives it -- SUPPORTED "mean > low" on the lowest values (and
+    "mean < high" on the highest: the larger p), CONTRADICTED the other way (Bonferroni over a
+    band's two sides). The e-process reads seeds in order, so the p after n seeds is ``mean_p`` on
+    the first n."""
+    cond = C.conditions(c)[0]
+    bounds = Q.bounds_of(c["kind"])
+    above_low, _ = Q.directional_p(lo, cond.low, bounds, ALPHA)
+    _, below_low = Q.directional_p(hi, cond.low, bounds, ALPHA)
+    if not np.isfinite(cond.high):
+        return above_low, below_low
+    _, below_high = Q.directional_p(hi, cond.high, bounds, ALPHA)
+    above_high, _ = Q.directional_p(lo, cond.high, bounds, ALPHA)
+    return np.maximum(above_low, below_high), np.minimum(1.0, 2 * np.minimum(below_low, above_high))
+
+
+@pytest.mark.parametrize("kind", list(MEAN_NULLS))
+def test_mean_rule_keeps_alpha_at_the_boundary_null(kind):
+    """Estimand mean (the betting e-process of ``seedtests.mean_p``): the mean over seeds exactly on
+    the boundary, seeds unimodal, bound-touching or mixed: each wrong verdict's rate <= alpha + 3 MC
+    se on 5 and on 10 seeds, and over the adaptive rounds (10 seeds, +5 a round to 40, stopping at
+    the first decisive look)."""
+    rows = []
+    for i, (name, c, sampler) in enumerate(MEAN_NULLS[kind]):
+        lo_b, hi_b = Q.band(c)
+        big = sampler(np.random.default_rng([3, i]), (400, 500)) / GRID  # the mean is on the boundary
+        assert min(abs(big.mean() - lo_b), abs(big.mean() - hi_b)) <= 4 * big.std() / np.sqrt(big.size) + 1e-12, name
+        units = sampler(np.random.default_rng([3, i, 1]), (MEAN_SIMS, SCHEDULE[-1])) / GRID
+        p_sup, p_con = mean_rule(c, units, units)
+        for n in SEEDS:
+            rows.append((name, str(n), MEAN_SIMS, *wrong_rates(p_sup[:, n - 1], p_con[:, n - 1])))
+        verdict = rounds(lambda n: (p_sup[:, n - 1], p_con[:, n - 1]))
+        rows.append((name, "rounds", MEAN_SIMS, *(np.mean(verdict == v) for v in ("SUPPORTED", "CONTRADICTED"))))
+    table(f"mean estimand, {kind}: boundary nulls", rows)
+    for name, n, sims, sup, con in rows:
+        assert sup <= limit(sims), (name, n, sup)
+        assert con <= limit(sims), (name, n, con)
+
+
+# --------------------------------------------------------------------------- adaptive rounds
+
+ADAPTIVE_NULLS = [
+    ("at_least 0.9: 50 % fail at chance", claim("at_least", threshold=0.9),
+     lambda rng, s: mix(rng, s, 0.5, chance, near_one)),
+    ("at_least 0.9, share 0.7: 30 % fail at chance", claim("at_least", threshold=0.9, share=0.7),
+     lambda rng, s: mix(rng, s, 0.3, chance, near_one)),
+    ("at_value 0.5: 50 % exactly 0.5, 50 % learn", claim("at_value", target=0.5, tolerance=0.05),
+     lambda rng, s: mix(rng, s, 0.5, near_one, fixed(GRID // 2))),
+    ("better: each level fails at chance in 30 % (ties)", claim("better"), lambda rng, s: exchangeable(rng, s, 0.3)),
+]  # fmt: skip
+
+
+def rounds(p_at) -> np.ndarray:
+    """The verdict of each simulated claim on SCHEDULE: the first look whose verdict is decisive,
+    else INCONCLUSIVE; ``p_at(n)``: (p_sup, p_con) per simulation on the first n seeds. (The rounds
+    also stop a claim that can no longer resolve; looking on instead can only add wrong verdicts.)"""
+    verdict = None
+    for n in SCHEDULE:
+        at = _decided(*p_at(n))
+        verdict = at if verdict is None else np.where(verdict == "INCONCLUSIVE", at, verdict)
+    return verdict
+
+
+def test_adaptive_rounds_keep_alpha_and_retesting_the_binomial_does_not():
+    """The rounds (10 seeds, +5 a round to 40, stop at the first look with p <= alpha) with
+    ``share_p_sequential``: each wrong verdict's rate <= alpha + 3 MC se. Re-testing the fixed-n
+    binomial after every round on the same seeds: its wrong rate exceeds alpha + 3 MC se, for
+    SUPPORTED and for CONTRADICTED."""
+    rows, naive_rows = [], []
+    for i, (name, c, sampler) in enumerate(ADAPTIVE_NULLS):
+        units = sampler(np.random.default_rng([4, i]), (SIMS, SCHEDULE[-1])) / GRID
+        p_sup, p_con = share_rule(c, units, units, sequential=True)
+        verdict = rounds(lambda n: (p_sup[:, n - 1], p_con[:, n - 1]))
+        rows.append((name, "rounds", SIMS, *(np.mean(verdict == v) for v in ("SUPPORTED", "CONTRADICTED"))))
+        naive = rounds(lambda n: share_rule(c, units[:, :n], units[:, :n]))
+        naive_rows.append((name, "rounds", SIMS, *(np.mean(naive == v) for v in ("SUPPORTED", "CONTRADICTED"))))
+    table(f"adaptive rounds {'/'.join(map(str, SCHEDULE))}, share_p_sequential", rows)
+    table(f"naive rounds {'/'.join(map(str, SCHEDULE))}, the fixed-n binomial re-tested", naive_rows)
+    for name, n, sims, sup, con in rows:
+        assert sup <= limit(sims), (name, sup)
+        assert con <= limit(sims), (name, con)
+    for name, n, sims, sup, con in naive_rows:
+        assert sup > limit(sims) and con > limit(sims), (name, sup, con)
+
+
+# --------------------------------------------------------------------------- the rules are the engine's
+
+
+def test_the_simulated_rules_are_the_claims_rules():
+    """On summaries built from simulated seeds, ``claims.claim_test`` gives the p-values the
+    simulations use: every share and mean null (one cell), the 6-cell nulls, and the adaptive
+    rounds' looks (``share_p_sequential`` or ``mean_p`` on the first n seeds)."""
+    cases = [(c, s, d, 1) for nulls in SHARE_NULLS.values() for _, c, s, d in nulls]
+    cases += [(c, s, 0.0, 1) for nulls in MEAN_NULLS.values() for _, c, s in nulls]
+    cases += [(claim("at_least", threshold=0.9), s, 0.0, CELLS) for _, s in cell_nulls()]
+    rng = np.random.default_rng(5)
+    for c, sampler, diverged, cells in cases:
+        for n in SEEDS:
+            size = (1, CELLS, n) if cells > 1 else (1, n)
+            units, lo, hi = draw(rng, sampler, diverged, size)
+            if c["estimand"] == "mean":
+                want = np.stack([p[..., -1] for p in mean_rule(c, lo, hi)], -1)
+            elif cells > 1:
+                want = np.stack(over_cells(*share_rule(c, lo, hi)), -1)
+            else:
+                want = np.stack(share_rule(c, lo, hi), -1)
+            div = (lo[0] != hi[0]) if diverged else None
+            got = engine_p(c, summary(units[0], div, c["kind"]))
+            assert got == pytest.approx(tuple(want[0]), rel=1e-12, abs=1e-15), (c, units[0])
+    rounds_cases = [(c, s, True) for _, c, s in ADAPTIVE_NULLS]
+    rounds_cases += [(c, s, False) for nulls in MEAN_NULLS.values() for _, c, s in nulls]
+    for c, sampler, share in rounds_cases:
+        units = sampler(rng, (1, SCHEDULE[-1])) / GRID
+        p_sup, p_con = share_rule(c, units, units, sequential=True) if share else mean_rule(c, units, units)
+        design = {"seeds": list(range(SCHEDULE[0])), "max_seeds": SCHEDULE[-1], "batch": 5}
+        for n in (SCHEDULE[0], SCHEDULE[3], SCHEDULE[-1]):
+            got = engine_p(c, summary(units[0, :n], kind=c["kind"]), design)
+            assert got == pytest.approx((p_sup[0, n - 1], p_con[0, n - 1]), rel=1e-12, abs=1e-15), (c, n)
+
+
+# --------------------------------------------------------------------------- seeds on the bound
+
+
+BOUND_CLAIMS = [
+    claim("at_least", threshold=0.9), claim("at_least", threshold=1.0),
+    claim("at_value", target=0.99, tolerance=0.01), claim("at_value", target=1.0, tolerance=0.0),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 10])
+def test_seeds_all_at_the_bound_give_no_p_below_half_to_the_n(n):
+    """n seeds all at 1.0 (300 / 300), every one meeting the claim: no rule reports a p below 1/2^n,
+    the exact limit for n exchangeable seeds at share 1/2 (the exact share test reaches it), and
+    none calls the claim CONTRADICTED -- fixed design (share, mean) and adaptive rounds."""
+    df = summary(np.full(n, 1.0))
+    design = {"seeds": list(range(n)), "max_seeds": n + 5, "batch": 5}
+    for c in BOUND_CLAIMS:
+        for estimand, adaptive in (("share", None), ("share", design), ("mean", None)):
+            row = evaluate(dict(c, estimand=estimand), df, adaptive)
+            where = (c["kind"], c.get("threshold", c.get("target")), estimand, bool(adaptive))
+            assert row["p_value"] >= 0.5**n, where
+            assert row["verdict"] != "CONTRADICTED", where
+            if estimand == "share" and not adaptive:
+                assert row["p_value"] == 0.5**n, where
+                assert row["verdict"] == ("SUPPORTED" if 0.5**n <= ALPHA else "INCONCLUSIVE"), where
+
+
+def step_cases():
+    """Small summaries (correct counts per level and seed) and claims whose per-seed condition a
+    seed at 300 / 300 moved to 299 / 300 may or may not cross."""
+    one_level = [claim("at_least", threshold=t) for t in (0.9, 0.99, 1.0)] + [
+        claim("at_value", target=t, tolerance=w) for t, w in ((0.99, 0.01), (0.5, 0.05), (1.0, 0.0))]  # fmt: skip
+    pairs = [claim("not_worse", margin=m) for m in (0.0, 0.01)] + [claim("equivalent", margin=m) for m in (0.0, 0.01)]
+    pairs.append(claim("better"))
+    rng = np.random.default_rng(6)
+    values = np.array([GRID, GRID, GRID, GRID - 1, GRID - 3, GRID - 20, GRID // 2])
+    for c in one_level + pairs:
+        levels = 2 if c["kind"] in U.PAIRED_KINDS else 1
+        for n in (4, 6, 7):
+            yield c, rng.choice(values, (levels, n))
+
+
+def runs_of(correct: np.ndarray) -> pd.DataFrame:
+    rows = []
+    for (level, seed), k in np.ndenumerate(correct):
+        rows.append(dict(run_id=f"r{len(rows)}", seed=seed, cell="c0", norm=LEVELS[level], status="ok",
+                         test_correct=int(k), test_total=GRID, test_acc=k / GRID, final_train_acc=1.0))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_one_step_off_the_bound_moves_a_verdict_only_where_the_seed_crosses_its_condition():
+    """A seed at 300 / 300 moved to 299 / 300 (either level of a paired claim): where it stays on
+    the same side of the claim's per-seed condition, both p-values and the verdict are exactly
+    unchanged (nothing rests on the value sitting at the bound); where it crosses, p moves only
+    towards the side it crossed to, and an INCONCLUSIVE verdict can turn only that way."""
+    same = crossed = 0
+    for c, correct in step_cases():
+        before = C.claim_test(c, runs_of(correct), None, FACTORS, CFG)
+        v0 = C.decided(before.p_sup, before.p_con, 1, 0.0, ALPHA)
+        for level, seed in zip(*np.nonzero(correct == GRID)):
+            moved = correct.copy()
+            moved[level, seed] -= 1
+            after = C.claim_test(c, runs_of(moved), None, FACTORS, CFG)
+            v1 = C.decided(after.p_sup, after.p_con, 1, 0.0, ALPHA)
+            e0, e1 = before.evidence[0][0], after.evidence[0][0]
+            gained, lost = e1.met - e0.met, (e1.n - e1.met) - (e0.n - e0.met)  # seeds meeting / failing
+            where = (c["kind"], correct.tolist(), (level, seed))
+            if (gained, lost) == (0, 0):
+                same += 1
+                assert (after.p_sup, after.p_con, v1) == (before.p_sup, before.p_con, v0), where
+                continue
+            crossed += 1
+            assert abs(gained) <= 1 and abs(lost) <= 1 and gained * lost <= 0, where  # one seed moved one way
+            if gained >= 0 and lost <= 0:  # towards SUPPORTED
+                assert after.p_sup <= before.p_sup and after.p_con >= before.p_con, where
+                assert v0 != "INCONCLUSIVE" or v1 in ("INCONCLUSIVE", "SUPPORTED"), where
+            else:
+                assert after.p_sup >= before.p_sup and after.p_con <= before.p_con, where
+                assert v0 != "INCONCLUSIVE" or v1 in ("INCONCLUSIVE", "CONTRADICTED"), where
+    assert same > 50 and crossed > 20  # both kinds of move are exercised
+
+
+# --------------------------------------------------------------------------- against library tests
+
+
+def test_share_p_is_the_exact_one_sided_binomial_test():
+    """``seedtests.share_p`` (one vectorised call) equals scipy's binomtest, greater for p_sup on
+    the seeds that surely meet the condition, less for p_con on those that may, over n 1..25, every
+    count and shares 0.05..0.95; no seed: p = 1 both ways."""
+    shares = (0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.95)
+    rng = np.random.default_rng(7)
+    grid = [(s, n, k, min(n, k + rng.integers(0, 3))) for s in shares for n in range(1, 26) for k in range(n + 1)]
+    share, n, k_sure, k_possible = (np.array(col) for col in zip(*grid))
+    p_sup, p_con = T.share_p(k_sure, k_possible, n, share)
+    want_sup = [sps.binomtest(int(k), int(m), s, alternative="greater").pvalue for s, m, k, _ in grid]
+    want_con = [sps.binomtest(int(k), int(m), s, alternative="less").pvalue for s, m, _, k in grid]
+    np.testing.assert_allclose(p_sup, want_sup, rtol=1e-10, atol=1e-300)
+    np.testing.assert_allclose(p_con, want_con, rtol=1e-10, atol=1e-300)
+    assert tuple(map(float, T.share_p(0, 0, 0, 0.5))) == (1.0, 1.0)
+
+
+def test_better_is_the_sign_test_on_the_untied_seeds():
+    """The ``better`` kind's p-values are scipy's binomtest on the seeds that are not tied (wins of
+    wins + losses, share 1/2 or the claim's share), through ``claims.evaluate_family`` and
+    ``claim_test``."""
+    rng = np.random.default_rng(8)
+    values = np.array([GRID, GRID, GRID - 1, GRID - 12, GRID // 2])
+    for trial in range(40):
+        n = int(rng.integers(3, 13))
+        correct = rng.choice(values, (2, n))
+        d = correct[1] - correct[0]
+        wins, losses = int((d > 0).sum()), int((d < 0).sum())
+        for share in (0.5, 0.3):
+            c = claim("better", share=share)
+            r = C.claim_test(c, runs_of(correct), None, FACTORS, CFG)
+            if wins + losses:
+                want = (sps.binomtest(wins, wins + losses, share, alternative="greater").pvalue,
+                        sps.binomtest(wins, wins + losses, share, alternative="less").pvalue)  # fmt: skip
+            else:
+                want = (1.0, 1.0)
+            assert (r.p_sup, r.p_con) == pytest.approx(want, rel=1e-12), (correct.tolist(), share)
+            assert (r.evidence[0][0].n, r.evidence[0][0].met) == (wins + losses, wins)
+            if trial < 5:
+                assert evaluate(c, runs_of(correct))["p_value"] == pytest.approx(min(want), rel=1e-12)
+
+
+def test_holm_matches_statsmodels(monkeypatch):
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    monkeypatch.setattr(gc, "collect", lambda *args: 0)  # multipletests collects garbage on every call
+    rng = np.random.default_rng(9)
+    for m in range(1, 13):
+        for _ in range(30):
+            p = np.where(rng.random(m) < 0.3, rng.choice([0.01, 0.02, 1.0], m), rng.uniform(0, 0.2, m))  # with ties
+            np.testing.assert_allclose(stats.holm(p), multitest.multipletests(p, method="holm")[1], rtol=1e-12)
