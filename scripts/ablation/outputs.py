@@ -162,7 +162,7 @@ GLOSSARY = {
     "final_train_acc": "Training accuracy after the last epoch (0-1).",
     "params_sha256": "sha256 of the final parameters: equal hashes mean bit-identical models.",
     "twin_logit_gap": "The twin certificate: the largest absolute difference between the logit of a test sequence "
-    "and that of its twin (the same sequence with A and B swapped); 0 up to float rounding (at most 1e-4) for a model "
+    "and that of its twin (the same sequence with A and B swapped); 0 up to float rounding (at most 1e-3) for a model "
     "that cannot see order. not a number when the test logits are not finite; empty for a run whose metrics.csv has none.",
     "twin_pairs_differ": "The twin certificate: how many twin pairs the model predicts differently, a count (0 for a "
     "model that cannot see order, whose accuracy is then exactly 0.5); not a number or empty where twin_logit_gap is.",
