@@ -18,8 +18,8 @@ def loop_capital(z, m, alpha):
     kp, km, best_p, best_m = 1.0, 1.0, 1.0, 1.0
     for t, x in enumerate(z, start=1):
         lam = np.sqrt(2 * np.log(2 / alpha) / (s2_prev * t * np.log(1 + t)))
-        kp *= 1 + min(lam, 0.5 / m) * (x - m)
-        km *= 1 - min(lam, 0.5 / (1 - m)) * (x - m)
+        kp *= 1 + min(lam, Q.C_TRUNCATE / m) * (x - m)
+        km *= 1 - min(lam, Q.C_TRUNCATE / (1 - m)) * (x - m)
         best_p, best_m = max(best_p, kp), max(best_m, km)
         mu_sum += x
         dev_sum += (x - (0.5 + mu_sum) / (t + 1)) ** 2
@@ -109,3 +109,54 @@ def test_the_rounds_still_decide_where_the_claim_holds():
     assert rows["better, every seed +1"]["adaptive_supported"] == 1.0
     assert rows["better, every seed +1"]["adaptive_mean_seeds"] == 10
     assert rows["better, half the seeds +1, rest tied"]["adaptive_supported"] >= 0.9
+
+
+def test_mixture_capital_is_the_beta_mixture_of_likelihood_ratios():
+    """K+ after k of n outcomes 1 is the likelihood ratio of Bernoulli(q) to Bernoulli(m) averaged
+    over q uniform on (m, 1] (K-: on [0, m)), integrated numerically; p = 1 / running max."""
+    from scipy import integrate  # noqa: PLC0415
+
+    z = np.array([1, 1, 0, 1, 1, 1, 0, 1, 1, 1], dtype=float)
+    for m in (0.3, 0.5, 0.8):
+        up, down = Q.mixture_log_capital(z, m)
+        want_up, want_down, best_up, best_down = [], [], 0.0, 0.0
+        for n in range(1, len(z) + 1):
+            k = z[:n].sum()
+            ratio = lambda q: q**k * (1 - q) ** (n - k) / (m**k * (1 - m) ** (n - k))  # noqa: E731
+            best_up = max(best_up, np.log(integrate.quad(ratio, m, 1)[0] / (1 - m)))
+            best_down = max(best_down, np.log(integrate.quad(ratio, 0, m)[0] / m))
+            want_up.append(best_up)
+            want_down.append(best_down)
+        np.testing.assert_allclose(up, want_up, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(down, want_down, rtol=1e-8, atol=1e-12)
+    p_up, _ = Q.mixture_p(np.ones(7), 0.5)
+    assert p_up[-1] == pytest.approx(8 / (2**8 - 1))  # every outcome 1: K+ = (2^(n+1) - 1) / (n + 1)
+    with pytest.raises(ValueError, match="0/1"):
+        Q.mixture_p([0.5, 1.0], 0.5)
+
+
+def test_a_mean_over_truncations_is_the_mean_of_their_capitals():
+    rng = np.random.default_rng(4)
+    z = rng.beta(2, 2, 20)
+    one = [np.exp(Q.log_capital(z, 0.4, ALPHA, c)[0]) for c in (0.5, 0.9)]
+    both = np.exp(Q.log_capital(z, 0.4, ALPHA, (0.5, 0.9))[0])
+    # running maxima: the mean's maximum lies between the largest single maximum / 2 and that maximum
+    assert np.all(both <= np.maximum(*one) + 1e-12) and np.all(both >= np.maximum(*one) / 2 - 1e-12)
+
+
+def test_seeds_that_all_agree_multiply_the_capital_by_one_plus_c():
+    """At a share of 1/2 every agreeing seed multiplies the capital by 1 + C_TRUNCATE: 7 such seeds
+    reach alpha / 2 (the factorial's two claims) and 8 reach alpha / 4 (the position study's four)."""
+    p = Q.directional_p(np.ones(9), 0.5, (0.0, 1.0), ALPHA)[0]
+    np.testing.assert_allclose(p[3:], (1 + Q.C_TRUNCATE) ** -np.arange(4.0, 10.0), rtol=1e-12)
+    assert p[6] <= ALPHA / 2 and p[7] <= ALPHA / 4
+
+
+def test_the_bets_comparison_keeps_alpha_and_ranks_every_truncation():
+    speed, errors = Q.bets(n_sims=500, max_seeds=20)
+    assert {row["rule"] for row in speed} >= {"c = 0.5", "c = 0.9", "beta(1,1)"}
+    for row in errors:
+        assert row["wrong_up"] <= row["limit"] and row["wrong_down"] <= row["limit"], row
+    unanimous = {r["rule"]: r["mean_seeds"] for r in speed
+                 if r["scenario"] == "outcomes: every seed meets" and r["level"] == 0.025}  # fmt: skip
+    assert unanimous["c = 0.9"] == 6 and unanimous["c = 0.5"] == 10 and unanimous["beta(1,1)"] == 8

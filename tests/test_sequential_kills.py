@@ -20,14 +20,15 @@ ALPHA = 0.05
 BETTER = {"kind": "better"}
 
 
-def loop_capital(z, m, alpha):
-    """Running maxima of log K+ and log K- after every step, from the definitions (no cumsum)."""
+def loop_capital(z, m, alpha, c=Q.C_TRUNCATE):
+    """Running maxima of log K+ and log K- after every step, from the definitions (no cumsum), bets
+    truncated at c / m and c / (1 - m)."""
     mu_sum, dev_sum, s2_prev = 0.0, 0.0, 0.25
     kp, km, best_p, best_m, out = 1.0, 1.0, 1.0, 1.0, []
     for t, x in enumerate(z, start=1):
         lam = np.sqrt(2 * np.log(2 / alpha) / (s2_prev * t * np.log(1 + t)))
-        kp *= 1 + min(lam, 0.5 / m) * (x - m)
-        km *= 1 - min(lam, 0.5 / (1 - m)) * (x - m)
+        kp *= 1 + min(lam, c / m) * (x - m)
+        km *= 1 - min(lam, c / (1 - m)) * (x - m)
         best_p, best_m = max(best_p, kp), max(best_m, km)
         out.append((np.log(best_p), np.log(best_m)))
         mu_sum += x
@@ -41,8 +42,8 @@ def p_of(log_k):
 
 
 def ones_p(k):
-    """p of "mean > 0" after k seeds of +1 (better): the bet is truncated at c / m = 1 at m = 1/2,
-    so each seed multiplies K+ by exactly 1.5, whatever alpha (as long as the plug-in bet exceeds 1)."""
+    """p of "mean > 0" after k seeds of +1 (better): the bet is truncated at c / m = 2c at m = 1/2,
+    so each seed multiplies K+ by exactly 1 + c, whatever alpha (as long as the plug-in bet exceeds 2c)."""
     return float(Q.claim_p_path(BETTER, np.ones(k), ALPHA)[0][-1])
 
 
@@ -167,9 +168,10 @@ def test_claim_p_without_seeds_is_undecided():
 
 
 def test_claim_p_is_the_last_seed_every_cell_for_support_bonferroni_for_contradiction():
-    # one seed: a bet of c / m = 5 at threshold 0.1 turns a seed at 1 into K+ = 1 + 5 * 0.9, p = 1 / K+
-    at_least = {"kind": "at_least", "threshold": 0.1}
-    assert Q.claim_p(at_least, [[1.0]], ALPHA) == (pytest.approx(1 / 5.5), 1.0)
+    # one seed: a bet of c / m at threshold 0.2 (below the first plug-in bet, 6.5) turns a seed at 1
+    # into K+ = 1 + (c / 0.2) * 0.8, p = 1 / K+
+    at_least = {"kind": "at_least", "threshold": 0.2}
+    assert Q.claim_p(at_least, [[1.0]], ALPHA) == (pytest.approx(1 / (1 + Q.C_TRUNCATE / 0.2 * 0.8)), 1.0)
     rng = np.random.default_rng(5)
     cells = [rng.uniform(-1, 0.2, 12), rng.uniform(-1, 1, 9), np.full(7, -0.9)]
     sup, con = zip(*(Q.claim_p_path(BETTER, c, ALPHA) for c in cells))
@@ -217,12 +219,13 @@ def test_reachable_edges():
     assert not Q.reachable(BETTER, [np.ones(40)], ALPHA, 40)  # resolved, but no seed left to add
     assert Q.reachable(BETTER, [np.ones(39)], ALPHA, 40)  # one seed left
     assert not Q.reachable(BETTER, [np.ones(30), np.ones(40)], ALPHA, 40)  # one cell has none left
-    # the level, not alpha: 7 seeds of +1 reach p = 1 / 1.5^7 ~ 0.059, not 0.05
-    assert Q.reachable(BETTER, [np.ones(2)], ALPHA, 7, level=0.06)
-    assert not Q.reachable(BETTER, [np.ones(2)], ALPHA, 7)
-    # 10 seeds reach 1 / 1.5^10 ~ 0.017, 9 only 0.026: the level 0.02 decides, whatever alpha
-    assert Q.reachable(BETTER, [np.ones(2)], 0.08, 10, level=0.02)
-    assert not Q.reachable(BETTER, [np.ones(2)], ALPHA, 9, level=0.02)
+    # the level, not alpha: 4 seeds of +1 reach p = 1 / 1.9^4 ~ 0.077, not 0.05
+    assert ones_p(4) == pytest.approx(1 / (1 + Q.C_TRUNCATE) ** 4)
+    assert Q.reachable(BETTER, [np.ones(2)], ALPHA, 4, level=0.08)
+    assert not Q.reachable(BETTER, [np.ones(2)], ALPHA, 4)
+    # 7 seeds reach 1 / 1.9^7 ~ 0.011, 6 only 0.021: the level 0.02 decides, whatever alpha
+    assert Q.reachable(BETTER, [np.ones(2)], 0.08, 7, level=0.02)
+    assert not Q.reachable(BETTER, [np.ones(2)], ALPHA, 6, level=0.02)
 
 
 def reference_reachable(claim, cells, alpha, max_seeds, values):
@@ -254,14 +257,14 @@ def test_reachable_tries_both_ends_and_the_band_centre():
             assert got == reference_reachable(claim, cells, ALPHA, max_seeds, favourable(claim))
             seen.add(got)
     assert seen == {True, False}
-    # where only the band's centre can still resolve (one seed at 0.5, six more to come)
+    # where only the band's centre can still resolve (one seed at 0.5, three more to come)
     wide = {"kind": "at_value", "target": 0.5, "tolerance": 0.3}
-    assert Q.reachable(wide, [[0.5]], ALPHA, 7)
-    assert not reference_reachable(wide, [[0.5]], ALPHA, 7, [0.0, 1.0, 1 / 3])
+    assert Q.reachable(wide, [[0.5]], ALPHA, 4)
+    assert not reference_reachable(wide, [[0.5]], ALPHA, 4, [0.0, 1.0, 1 / 3])
     # where only the lower end (-1, a paired difference) can: CONTRADICTED of a `better` (a first
-    # seed at -0.6 starts K- at 1.3 and K+ at 0.7; eight more seeds at -1 reach 1 / K- = 0.03)
-    assert Q.reachable(BETTER, [[-0.6]], ALPHA, 9)
-    assert not reference_reachable(BETTER, [[-0.6]], ALPHA, 9, [0.0, 1.0])
+    # seed at -0.6 starts K- above 1 and K+ below; four more seeds at -1 reach 1 / K- <= 0.05)
+    assert Q.reachable(BETTER, [[-0.6]], ALPHA, 5)
+    assert not reference_reachable(BETTER, [[-0.6]], ALPHA, 5, [0.0, 1.0])
 
 
 def reference_seeds(claim, alpha, level, max_seeds, n_cells):
@@ -330,13 +333,13 @@ def test_rounds_follow_the_per_sequence_rule(schedule):
 
 
 def test_rounds_on_plain_sequences():
-    # +1s resolve SUPPORTED and -1s CONTRADICTED at the first look with p <= alpha: 1 / 1.5^8 < 0.05 < 1 / 1.5^7;
-    # seven -1s then ties stop at p = 1 / 1.5^7 ~ 0.059
-    X = np.vstack([np.ones(20), -np.ones(20), np.r_[-np.ones(7), np.zeros(13)], np.zeros(20)])
-    verdict, used = Q.run_schedule(BETTER, X, [5, 10, 15, 20], ALPHA)
+    # +1s resolve SUPPORTED and -1s CONTRADICTED at the first look with p <= alpha: 1 / 1.9^5 < 0.05 < 1 / 1.9^4;
+    # four -1s then ties stop at p = 1 / 1.9^4 ~ 0.077
+    X = np.vstack([np.ones(20), -np.ones(20), np.r_[-np.ones(4), np.zeros(16)], np.zeros(20)])
+    verdict, used = Q.run_schedule(BETTER, X, [3, 6, 9, 12], ALPHA)
     assert verdict.tolist() == ["SUPPORTED", "CONTRADICTED", "INCONCLUSIVE", "INCONCLUSIVE"]
     # the third stays open to the last look (it can still resolve); the fourth stops when it cannot
-    assert used.tolist()[:3] == [10, 10, 20] and used[3] < 20
+    assert used.tolist()[:3] == [6, 6, 12] and used[3] < 12
 
 
 def reference_naive(claim, X, schedule, alpha):
