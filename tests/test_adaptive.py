@@ -49,16 +49,28 @@ def rounds(study, converged, adaptive=ADAPTIVE):
 
 
 def flaky(factors, seed):
-    """Post-norm without warm-up converges on a seeded coin flip; everything else converges."""
-    if factors["norm"] == "post" and factors["warmup"] == 0:
-        return bool(np.random.default_rng(seed).random() < 0.5)
+    """Post-norm converges on a seeded coin flip, with and without warm-up alike (warm-up helps in
+    as many seeds as it hurts); pre-norm always converges."""
+    if factors["norm"] == "post":
+        return bool(np.random.default_rng([seed, factors["warmup"]]).random() < 0.5)
     return True
+
+
+def every_third_fails(factors, seed):
+    """Post-norm without warm-up fails at seeds 0, 3, 6, ...; everything else converges: 4 of the
+    first 10 seeds favour warm-up (p = 1 / 1.9^4 ~ 0.077, open), 5 of the first 15 decide it."""
+    return not (factors["norm"] == "post" and factors["warmup"] == 0 and seed % 3 == 0)
+
+
+def odd_seeds_fail(factors, seed):
+    """Post-norm without warm-up converges at even seeds only; everything else converges."""
+    return not (factors["norm"] == "post" and factors["warmup"] == 0 and seed % 2)
 
 
 def test_open_claim_gets_seeds_in_its_cells_only():
     study = make_study([BETTER])
-    rows, new = A.plan_round(study, summary_of(study, study.runs(), flaky), {r.hash for r in study.runs()},
-                             STATS, ADAPTIVE)  # fmt: skip
+    rows, new = A.plan_round(study, summary_of(study, study.runs(), every_third_fails),
+                             {r.hash for r in study.runs()}, STATS, ADAPTIVE)  # fmt: skip
     assert rows[0]["state"] == "open" and rows[0]["next_seeds"] == [10, 11, 12, 13, 14]
     assert {(r.factors["norm"], r.factors["warmup"]) for r in new} == {("post", 0), ("post", 100)}
     assert sorted({r.settings.seed for r in new}) == [10, 11, 12, 13, 14] and len(new) == 10
@@ -66,9 +78,9 @@ def test_open_claim_gets_seeds_in_its_cells_only():
 
 def test_rounds_are_deterministic_and_end():
     study = make_study([BETTER, NOT_WORSE])
-    first, second = rounds(study, flaky), rounds(study, flaky)
+    first, second = rounds(study, every_third_fails), rounds(study, every_third_fails)
     assert [[r.hash for r in new] for _, new in first] == [[r.hash for r in new] for _, new in second]
-    assert len(first) >= 2  # the coin-flip cell leaves the better claim open after the first seeds
+    assert len(first) >= 2  # four seeds of +1 leave the better claim open after the first seeds
     # pre-norm converges at every seed, so not_worse holds at each of the first 10 seeds and is
     # resolved at once; the open claim gets seeds in its own two cells, each once per new seed
     states = {r["id"]: r["state"] for r in first[0][0]}
@@ -92,15 +104,37 @@ def test_resolved_claim_gets_no_seeds():
 
 
 def test_a_larger_family_asks_for_more_evidence():
-    """Rounds judge a claim at Bonferroni over the config's claims (so the claims rule's Holm over
-    that family keeps a verdict the rounds call resolved): decisive alone, open among twelve."""
-    study = make_study([BETTER])
+    """A family wider than the study (stats.family: config): rounds judge a claim at Bonferroni over
+    it, the worst Holm position (so the claims rule's Holm over that family keeps a verdict the
+    rounds call resolved): decisive alone, open among twelve."""
+    study = make_study([BETTER], seeds=range(6))
     never = lambda f, s: not (f["norm"] == "post" and f["warmup"] == 0)  # noqa: E731
     args = (study, summary_of(study, study.runs(), never), {r.hash for r in study.runs()}, STATS, ADAPTIVE)
     alone, _ = A.plan_round(*args)
     among, new = A.plan_round(*args, family_size=12)
     assert alone[0]["state"] == "resolved" and among[0]["state"] == "open" and len(new) == 10
     assert among[0]["p_family"] == pytest.approx(min(1.0, 12 * alone[0]["p_family"]))
+
+
+def test_rounds_decide_at_holm_over_the_study():
+    """Two claims in the study's family: the one with the smaller p passes Holm's first step (alpha /
+    2), and the other is then decided at alpha -- in the round, as in the claims table. Warm-up helps
+    post-norm in 5 of 10 seeds (the rest tied): p = 1 / 1.9^5 ~ 0.040, between alpha / 2 and alpha."""
+    from ablation import claims as CL
+
+    study = make_study([BETTER, NOT_WORSE])
+    summary = summary_of(study, study.runs(), odd_seeds_fail)
+    rows, new = A.plan_round(study, summary, {r.hash for r in study.runs()}, STATS, ADAPTIVE)
+    by_id = {r["id"]: r for r in rows}
+    assert ADAPTIVE and 0.025 < by_id["warm-helps"]["p_sup"] <= 0.05 and by_id["pre-ok"]["p_sup"] < 0.025
+    assert by_id["warm-helps"]["state"] == "resolved" and new == []
+    table = CL.evaluate_family([("depth", study.claims, summary, None, study.factor_names)], STATS,
+                               adaptive={"depth": {"seeds": list(study.seeds)} | ADAPTIVE})  # fmt: skip
+    assert table.set_index("id")["verdict"].to_dict() == {r["id"]: r["verdict"] for r in rows}
+    assert table.set_index("id")["p_holm"].to_dict() == pytest.approx({r["id"]: r["p_family"] for r in rows})
+    # the same claim alone with twice as many claims in a config-wide family stays open
+    wide, new = A.plan_round(study, summary, {r.hash for r in study.runs()}, STATS, ADAPTIVE, family_size=3)
+    assert {r["id"]: r["state"] for r in wide} == {"warm-helps": "open", "pre-ok": "resolved"} and len(new) == 10
 
 
 def test_unreachable_and_max_seeds_stop():
@@ -196,3 +230,68 @@ def test_plan_says_what_the_rounds_can_reach():
     assert con == sup  # a symmetric bet at share 1/2: as many losing seeds contradict it
     raw["studies"]["s"]["adaptive"] = {"max_seeds": sup - 1, "batch": 1}
     assert plan.plan(C.validate(raw)).iloc[0]["supported"] == "no"
+
+
+def default_study(name):
+    from ablation import config as ablation_config
+
+    cfg = ablation_config.load("config/config.yaml")
+    return cfg, cfg.studies[name], A.settings(cfg.raw["studies"][name])
+
+
+def accuracy_runs(study, runs, correct) -> pd.DataFrame:
+    """A summary of ``runs``: correct(factors, seed) -> test examples right of 300."""
+    rows = []
+    for run in runs:
+        k = correct(run.factors, run.settings.seed)
+        rows.append(dict(run_id=run.run_id, seed=run.settings.seed, **run.factors, status="ok", final_train_acc=1.0,
+                         test_acc=k / 300, test_correct=k, test_total=300))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def plan_default(name, correct):
+    cfg, study, block = default_study(name)
+    runs = study.runs()
+    rows, new = A.plan_round(study, accuracy_runs(study, runs, correct), {r.hash for r in runs}, cfg.stats, block)
+    return study, {r["id"]: r for r in rows}, new
+
+
+def test_the_default_config_decides_agreeing_first_seeds_without_a_round():
+    """The factorial (7 seeds) and position (8 seeds) studies are adaptive: where every first-round
+    seed agrees, each claim is decided in the first round and no run is added -- P4's CONTRADICTED
+    too (0 of 8 seeds within its margin in one of its 4 cells), at its Holm step after the others."""
+    study, rows, new = plan_default("factorial", lambda f, s: 300 if f["pos_enc"] == "sinusoidal" else 150)
+    assert len(study.seeds) == 7 and new == []
+    assert {i: (r["state"], r["verdict"]) for i, r in rows.items()} == {
+        "C1b-chance-encoder": ("exact", ""), "C3-heads": ("resolved", "SUPPORTED"), "C4-seq-len": ("resolved", "SUPPORTED")}
+
+    def position(f, s):
+        if f["pos_enc"] == "none" or (f["pos_enc"] == "alibi" and f["attn_mask"] == "bidirectional"):
+            return 150 if f["attn_mask"] == "bidirectional" else 240
+        worse = f["pos_enc"] == "learned" and f["attn_mask"] == "bidirectional" and f["seq_len"] == 32
+        return 240 if worse else 300
+
+    study, rows, new = plan_default("position", position)
+    assert len(study.seeds) == 8 and new == []
+    verdicts = {i: r["verdict"] for i, r in rows.items() if r["state"] != "exact"}
+    assert verdicts == {"P1-causal-nope-above-chance": "SUPPORTED", "P3-rope-not-worse-at-32": "SUPPORTED",
+                        "P4-learned-like-sinusoidal": "CONTRADICTED", "P5-symmetric-alibi-blind-to-direction": "SUPPORTED"}  # fmt: skip
+    assert all(r["state"] == "resolved" for i, r in rows.items() if i in verdicts)
+
+
+def test_the_default_config_adds_seeds_only_in_an_open_claims_cells():
+    """C4 open (sequences of 32 lose 5 pp at one of 7 seeds, post-norm, two heads): the round adds the
+    next 2 seeds (its batch) in C4's 16 cells -- sinusoidal, sequences of 8 and 32, every head count
+    and norm -- and nowhere else; C3, decided, gets none."""
+
+    def correct(f, s):
+        if f["pos_enc"] == "none":
+            return 150
+        return 285 if (f["seq_len"] == 32 and f["heads"] == 2 and f["norm"] == "post" and s == 3) else 300
+
+    study, rows, new = plan_default("factorial", correct)
+    assert rows["C4-seq-len"]["state"] == "open" and rows["C3-heads"]["state"] == "resolved"
+    assert rows["C4-seq-len"]["next_seeds"] == [7, 8] and rows["C3-heads"]["next_seeds"] == []
+    cells = {(r.factors["pos_enc"], r.factors["heads"], r.factors["seq_len"], r.factors["norm"]) for r in new}
+    assert cells == {("sinusoidal", h, n, norm) for h in (1, 2, 4, 8) for n in (8, 32) for norm in ("post", "pre")}
+    assert len(new) == 16 * 2 and {r.settings.seed for r in new} == {7, 8}

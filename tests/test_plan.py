@@ -84,3 +84,24 @@ def test_the_plan_prices_what_is_left_to_train_from_the_stores_runs(tmp_path):
     assert (row["runs"], row["in_store"], row["to_train"]) == (str(len(runs)), "2", str(len(runs) - 2))
     assert float(row["cpu_minutes"]) == pytest.approx(left, abs=0.05) and float(row["wall_minutes"]) == pytest.approx(left / 2, abs=0.05)
     assert P.cost(cfg, store=tmp_path / "empty", cores=2)[1] == 0
+
+
+def test_the_default_config_passes_its_own_plan(capsys):
+    """Every claim of config/config.yaml can reach both verdicts (the factorial and position studies
+    through adaptive rounds), `make plan` prints no warning, and an adaptive study is priced from its
+    first round to every round at max_seeds in the cells its claims read."""
+    from ablation import adaptive as A
+
+    cfg = C.load(REPO / "config" / "config.yaml")
+    table = P.plan(cfg)
+    assert (table["supported"] == "yes").all() and (table["contradicted"] == "yes").all(), table
+    assert P.main([str(REPO / "config" / "config.yaml")]) == 0
+    assert "warning" not in capsys.readouterr().out
+    costs = P.cost(cfg, store=REPO / "no-store-here", cores=2)[0].set_index("study")
+    for name in ("factorial", "position", "depth"):
+        study, block = cfg.studies[name], A.settings(cfg.raw["studies"][name])
+        extra = A.round_runs(study, block["max_seeds"])
+        assert costs.loc[name, "runs"] == f"{len(study.runs())}-{len(study.runs()) + len(extra)}"
+        assert not {r.hash for r in extra} & {r.hash for r in study.runs()}
+    # the rounds add seeds only in the cells a claim with rounds reads: C3's and C4's 20 of 48
+    assert len(A.round_runs(cfg.studies["factorial"], 11)) == 20 * 4

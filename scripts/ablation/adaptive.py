@@ -1,8 +1,8 @@
 """Adaptive studies: more seeds, round by round, only where a claim is still open.
 
 A study with ``adaptive: {max_seeds, batch}`` first trains its ``seeds``. Each round then
-evaluates its claims with the anytime-valid rule of ``ablation.sequential`` (at Bonferroni over
-the config's claims: ``evaluate``) and gives every claim that is still INCONCLUSIVE, and can still resolve within
+evaluates its claims with the anytime-valid rule of ``ablation.sequential`` (at Holm over the
+study's claims: ``evaluate``) and gives every claim that is still INCONCLUSIVE, and can still resolve within
 ``max_seeds`` seeds, its next ``batch`` seeds, in exactly the cells it reads (its ``where`` and,
 for a comparison, the two levels it compares). A claim stops when it resolves (``resolved``), when
 it has ``max_seeds`` seeds (``max_seeds``), or when even the most favourable further seeds could
@@ -75,6 +75,17 @@ def potential_runs(study: Study, max_seeds: int) -> list[Run]:
     return Study(study.name, study.description, study.fixed, study.factors, seed_sequence(study, max_seeds), []).runs()
 
 
+def round_runs(study: Study, max_seeds: int) -> list[Run]:
+    """The most the rounds can add: every cell a claim with rounds reads, at each seed after the
+    study's own up to ``max_seeds`` (the worst case: every such claim open to the last round)."""
+    cells = {}
+    for claim in study.claims:
+        if not claim.get("exact") and claim["kind"] in Q.SEQUENTIAL_KINDS:
+            cells.update({combo_key(combo): combo for combo in claim_cells(claim, study)})
+    more = seed_sequence(study, max_seeds)[len(study.seeds):]
+    return [make_run(study, combo, seed) for combo in cells.values() for seed in more]
+
+
 def claim_cells(claim: dict, study: Study) -> list[dict]:
     """The combinations a claim reads: its ``where``, and for a comparison only the compared levels."""
     where = dict(claim.get("where") or {})
@@ -105,19 +116,23 @@ def claim_cells_of(claim: dict, summary: pd.DataFrame, factors: list, cfg: dict)
 def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dict, family_size=None) -> list[dict]:
     """Each claim's anytime-valid p-values, its verdict and its state (``STATES``).
 
-    A round calls a claim resolved when ``p_family`` = min(1, family_size x p) <= alpha: Bonferroni
-    over the ``family_size`` claims of its family (default: the study's non-exact claims), an upper
-    bound on the Holm-adjusted p the claims rule gives it, so a claim the rounds stop as resolved
-    keeps its verdict there; the verdict comes from the claims rule's own ``decided``. Reachability
-    asks for the same level. Exact claims are checked on every run and need no rounds."""
+    A round decides a claim as the claims rule does (``claims.decided``), at the Holm step-down over
+    its family on the p-values the seeds give so far (``p_family``: the Holm-adjusted p). Every p
+    only falls as seeds arrive (1 / the largest capital so far; a fixed-design grad_trend's p is
+    that of the first round's seeds), and a Holm-adjusted p only falls when any p of its family
+    does, so a claim the rounds stop as resolved keeps its verdict in the claims table, whatever
+    later rounds add. A family wider than the study (``family_size`` above the study's non-exact
+    claims: ``stats.family: config``) has p-values this round cannot see: there Bonferroni over
+    ``family_size``, the worst Holm position. Reachability asks for Holm's next step: alpha over the
+    number of claims still undecided (and, in a wider family, the claims outside the study).
+    Exact claims are checked on every run and need no rounds."""
     cfg = stats.resolve_cfg(stats_cfg)
     alpha = cfg["alpha"]
     factors = study.factor_names
     design = {"seeds": list(study.seeds), **adaptive}
     claims = check_claims(study.claims, factors, list(summary.columns))
-    m = family_size or sum(not c.get("exact") for c in claims) or 1
-    rows = []
-    for c in claims:
+    rows, tested = [], {}
+    for i, c in enumerate(claims):
         row = {"id": c["id"], "kind": c["kind"], "claim": c, "n_seeds": len(study.seeds), "p_sup": np.nan,
                "p_con": np.nan, "p_family": np.nan, "verdict": "", "state": "fixed design",
                "inference": "fixed design (first round's seeds)"}  # fmt: skip
@@ -125,20 +140,40 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
         if c.get("exact"):
             row.update(state="exact", inference="exact (every run's twin certificate)")
             continue
-        if c["kind"] not in Q.SEQUENTIAL_KINDS:
+        tested[i] = CL.claim_test(c, summary, None, factors, cfg, design) if c["kind"] in Q.SEQUENTIAL_KINDS else None
+    holm = _holm_positions(tested, family_size)
+    for i, r in tested.items():
+        if r is not None:  # grad_trend: no anytime-valid rule, no rounds
+            factor, floor, adjusted = holm[i]
+            rows[i].update(inference="anytime-valid (betting e-process)", n_seeds=r.n, p_sup=r.p_sup, p_con=r.p_con,
+                           p_family=adjusted, verdict=CL.decided(r.p_sup, r.p_con, factor, floor, alpha))  # fmt: skip
+    # the claims still undecided share Holm's remaining steps: the next one is at alpha / their number
+    undecided = sum(rows[i]["verdict"] in ("", "INCONCLUSIVE") for i in tested) + max(0, (family_size or 0) - len(tested))
+    for i, r in tested.items():
+        row = rows[i]
+        if r is None:
             continue
-        r = CL.claim_test(c, summary, None, factors, cfg, design)
-        row.update(inference="anytime-valid (betting e-process)", n_seeds=r.n, p_sup=r.p_sup, p_con=r.p_con,
-                   p_family=min(1.0, m * min(r.p_sup, r.p_con)), verdict=CL.decided(r.p_sup, r.p_con, m, 0.0, alpha))  # fmt: skip
         if row["verdict"] != "INCONCLUSIVE":
             row["state"] = "resolved"
         elif r.n >= adaptive["max_seeds"]:
             row["state"] = "max_seeds"
-        elif not CL.reachable(c, summary, factors, cfg, design, level=alpha / m):
+        elif not CL.reachable(claims[i], summary, factors, cfg, design, level=alpha / undecided):
             row["state"] = "unreachable"
         else:
             row["state"] = "open"
     return rows
+
+
+def _holm_positions(tested: dict, family_size) -> dict:
+    """Claim index -> (Holm factor, floor, adjusted p) at this round: Holm over the study's non-exact
+    claims, or Bonferroni over ``family_size`` when the family is wider than the study. A claim
+    without rounds (grad_trend: its gradients are not read here) counts with p = 1: a Holm-adjusted
+    p never falls when another claim's p rises, so its true p can only make the others' smaller."""
+    m = len(tested)
+    raw = {i: min(r.p_sup, r.p_con) if r is not None else 1.0 for i, r in tested.items()}
+    if family_size and family_size > m:
+        return {i: (family_size, 0.0, min(1.0, family_size * p)) for i, p in raw.items()}
+    return dict(zip(raw, CL.holm_steps(list(raw.values()))))
 
 
 def plan_round(study: Study, summary: pd.DataFrame, trained: set, stats_cfg: dict, adaptive: dict, family_size=None):

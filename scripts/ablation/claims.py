@@ -303,6 +303,18 @@ def decided(p_sup: float, p_con: float, holm_factor: float, floor: float, alpha:
     return direction
 
 
+def holm_steps(raw) -> list[tuple[int, float, float]]:
+    """Each p-value's step in Holm's step-down over one family, in the given order: (its factor,
+    the floor -- the largest adjusted p ranked before it --, its adjusted p), what ``decided`` reads."""
+    raw = np.asarray(raw, dtype=float)
+    adjusted, order, m = stats.holm(raw), np.argsort(raw, kind="stable"), len(raw)
+    out = [None] * m
+    for rank, j in enumerate(order):
+        floor = float(np.max(np.minimum(1.0, (m - np.arange(rank)) * raw[order[:rank]]), initial=0.0))
+        out[j] = (m - rank, floor, float(adjusted[j]))
+    return out
+
+
 RULES = {
     "at_value": "a seed meets the claim when its value lies within {target} ± {tolerance}",
     "at_least": "a seed meets the claim when its value is at least {threshold}",
@@ -363,11 +375,9 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0, adaptive: d
             families.setdefault(key, []).append(i)
     holm_at = {}  # item -> (holm factor, floor, adjusted p, family size)
     for members in families.values():
-        raw = np.array([min(items[i][-1].p_sup, items[i][-1].p_con) for i in members])
-        adjusted, order, m = stats.holm(raw), np.argsort(raw, kind="stable"), len(members)
-        for rank, j in enumerate(order):
-            floor = float(np.max(np.minimum(1.0, (m - np.arange(rank)) * raw[order[:rank]]), initial=0.0))
-            holm_at[members[j]] = (m - rank, floor, float(adjusted[j]), m)
+        steps = holm_steps([min(items[i][-1].p_sup, items[i][-1].p_con) for i in members])
+        for i, step in zip(members, steps):
+            holm_at[i] = (*step, len(members))
     rows = []
     for i, (name, c, summary, init_grads, factors, design, r) in enumerate(items):
         rows.append(_row(name, c, summary, init_grads, factors, design, r, holm_at.get(i), cfg))

@@ -144,7 +144,7 @@ def seconds_per_unit(store: Path, limit: int = CALIBRATION_RUNS) -> tuple[float,
 
 def cost(cfg, store: Path = run_store.STORE, cores: int = 1) -> tuple[pd.DataFrame, int]:
     """Per study the runs its design trains (an adaptive study: its first round, and at most every
-    cell at max_seeds), how many the store holds, and the expected training CPU-minutes and wall
+    cell its claims' rounds read at max_seeds), how many the store holds, and the expected training CPU-minutes and wall
     minutes at ``cores`` parallel jobs of what is still to train, from the cost model the DAG
     schedules by, calibrated on the store's runs. Returns (COST_COLUMNS table, runs calibrated on)."""
     from . import adaptive as A  # noqa: PLC0415 (its settings block and run list only)
@@ -153,7 +153,7 @@ def cost(cfg, store: Path = run_store.STORE, cores: int = 1) -> tuple[pd.DataFra
     rows = []
     for name, study in cfg.studies.items():
         block = A.settings(cfg.raw["studies"][name])
-        designs = [study.runs()] + ([A.potential_runs(study, block["max_seeds"])] if block else [])
+        designs = [study.runs()] + ([study.runs() + A.round_runs(study, block["max_seeds"])] if block else [])
         counts, minutes = [], []
         for runs in designs:
             todo = [r for r in runs if not run_store.is_complete(Path(store) / r.hash)]
@@ -184,7 +184,7 @@ def main(argv=None) -> int:
     costs, n_cal = cost(cfg, cores=cores)
     print(f"\nTraining still to do, at {cores} parallel job(s) (the cost model the DAG schedules by, calibrated on "
           f"{n_cal} finished run(s) of {run_store.STORE}" + ("; none yet, so no minutes)" if not n_cal else ")")
-          + "; an adaptive study: its first round-every cell at max_seeds):")  # fmt: skip
+          + "; an adaptive study: its first round-every round to max_seeds):")  # fmt: skip
     print(costs.to_string(index=False))
     blocked = table[(table["supported"] == "no") | (table["contradicted"] == "no")]
     for row in blocked.itertuples():
