@@ -451,12 +451,12 @@ ADAPTIVE_NULLS = [
 ]  # fmt: skip
 
 
-def rounds(p_at) -> np.ndarray:
-    """The verdict of each simulated claim on SCHEDULE: the first look whose verdict is decisive,
+def rounds(p_at, schedule=SCHEDULE) -> np.ndarray:
+    """The verdict of each simulated claim on ``schedule``: the first look whose verdict is decisive,
     else INCONCLUSIVE; ``p_at(n)``: (p_sup, p_con) per simulation on the first n seeds. (The rounds
     also stop a claim that can no longer resolve; looking on instead can only add wrong verdicts.)"""
     verdict = None
-    for n in SCHEDULE:
+    for n in schedule:
         at = _decided(*p_at(n))
         verdict = at if verdict is None else np.where(verdict == "INCONCLUSIVE", at, verdict)
     return verdict
@@ -482,6 +482,48 @@ def test_adaptive_rounds_keep_alpha_and_retesting_the_binomial_does_not():
         assert con <= limit(sims), (name, con)
     for name, n, sims, sup, con in naive_rows:
         assert sup > limit(sims) and con > limit(sims), (name, sup, con)
+
+
+DEFAULT_SCHEDULES = {"factorial": Q.looks(7, 2, 11), "position": Q.looks(8, 1, 10)}  # config/config.yaml
+HOLM_SIMS = 4000  # the pair of claims' Holm rounds, one decided() per look and claim
+
+
+def test_the_default_configs_rounds_keep_alpha():
+    """The factorial's (7 seeds, +2 a round to 11) and the position study's (8, +1 to 10) rounds,
+    each claim alone: each wrong verdict's rate <= alpha + 3 MC se under every adaptive null."""
+    rows = []
+    for study, schedule in DEFAULT_SCHEDULES.items():
+        for i, (name, c, sampler) in enumerate(ADAPTIVE_NULLS):
+            units = sampler(np.random.default_rng([6, i, schedule[0]]), (SIMS, schedule[-1])) / GRID
+            p_sup, p_con = share_rule(c, units, units, sequential=True)
+            verdict = rounds(lambda n: (p_sup[:, n - 1], p_con[:, n - 1]), schedule)
+            rows.append((f"{study}: {name}", "/".join(map(str, schedule)), SIMS,
+                         *(np.mean(verdict == v) for v in ("SUPPORTED", "CONTRADICTED"))))  # fmt: skip
+    table("the default config's adaptive rounds, share_p_sequential", rows)
+    for name, n, sims, sup, con in rows:
+        assert sup <= limit(sims) and con <= limit(sims), (name, sup, con)
+
+
+def test_rounds_at_holm_keep_alpha_for_the_claim_on_its_boundary():
+    """Two claims in one study's family, decided round by round as ``adaptive.evaluate`` decides them
+    (``claims.holm_steps`` and ``decided`` on the p-values so far): one plainly true (every seed
+    meets it), one on its boundary null (half the seeds fail at chance), on the depth study's
+    schedule. The true claim passes Holm's first step at once, so the other is judged at alpha:
+    its wrong verdicts stay within alpha + 3 MC se."""
+    null_c, sampler = ADAPTIVE_NULLS[0][1], ADAPTIVE_NULLS[0][2]
+    units = sampler(np.random.default_rng(7), (HOLM_SIMS, SCHEDULE[-1])) / GRID
+    p_sup, p_con = share_rule(null_c, units, units, sequential=True)
+    true_p = float(Q.directional_p(np.ones(SCHEDULE[-1]), 0.5, (0.0, 1.0), ALPHA)[0][SCHEDULE[0] - 1])
+    verdict = np.full(HOLM_SIMS, "INCONCLUSIVE", dtype=object)
+    for n in SCHEDULE:
+        for s in np.flatnonzero(verdict == "INCONCLUSIVE"):
+            ps, pc = p_sup[s, n - 1], p_con[s, n - 1]
+            (_, _, _), (factor, floor, _) = C.holm_steps([true_p, min(ps, pc)])
+            verdict[s] = C.decided(ps, pc, factor, floor, ALPHA)
+    rates = [float(np.mean(verdict == v)) for v in ("SUPPORTED", "CONTRADICTED")]
+    table("Holm rounds: the boundary-null claim beside a plainly true one", [("at_least 0.9, 50 % fail", "rounds", HOLM_SIMS, *rates)])
+    assert true_p <= ALPHA / 2
+    assert max(rates) <= limit(HOLM_SIMS), rates
 
 
 # --------------------------------------------------------------------------- the rules are the engine's
