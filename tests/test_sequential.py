@@ -85,8 +85,8 @@ def test_looks():
 
 @pytest.mark.parametrize("kind", list(Q.boundary_nulls()))
 def test_simulation_adaptive_valid_naive_not(kind):
-    """Under the boundary null of each kind, 4000 sequences on the depth study's schedule (10 seeds,
-    batches of 5, at most 40): the adaptive rate of a wrong SUPPORTED and, separately, of a wrong
+    """Under the boundary null of each kind, 4000 sequences on rounds of 10 seeds (batches of 5, at
+    most 40): the adaptive rate of a wrong SUPPORTED and, separately, of a wrong
     CONTRADICTED <= alpha + 2 MC standard errors; the naive rounds' wrong verdicts (its interval is
     two-sided at 1 - alpha: alpha over both) > alpha + 2 se."""
     row = next(r for r in Q.simulate(n_sims=4000, kinds=[kind]) if r["kind"] == kind)

@@ -553,7 +553,7 @@ def test_main_help_says_what_it_simulates_and_refuses_non_integers():
 
 
 def test_main_defaults_are_simulate_and_power_defaults():
-    """The CLI's defaults are those of simulate() and power() (the depth study's schedule)."""
+    """The CLI's defaults are those of simulate() and power() (10 seeds, +5 a round to 40)."""
     rc, text = run_main([])
     assert rc == 0
     assert text == expected_output()

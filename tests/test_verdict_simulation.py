@@ -484,13 +484,14 @@ def test_adaptive_rounds_keep_alpha_and_retesting_the_binomial_does_not():
         assert sup > limit(sims) and con > limit(sims), (name, sup, con)
 
 
-DEFAULT_SCHEDULES = {"factorial": Q.looks(7, 2, 11), "position": Q.looks(8, 1, 10)}  # config/config.yaml
+DEFAULT_SCHEDULES = {"factorial": Q.looks(7, 2, 10), "position": Q.looks(8, 1, 10), "depth": Q.looks(10, 5, 20)}
 HOLM_SIMS = 4000  # the pair of claims' Holm rounds, one decided() per look and claim
 
 
 def test_the_default_configs_rounds_keep_alpha():
-    """The factorial's (7 seeds, +2 a round to 11) and the position study's (8, +1 to 10) rounds,
-    each claim alone: each wrong verdict's rate <= alpha + 3 MC se under every adaptive null."""
+    """The rounds of config/config.yaml: the factorial's (7 seeds, +2 a round to 10), the position
+    study's (8, +1 to 10) and the depth study's (10, +5 to 20), each claim alone: each wrong
+    verdict's rate <= alpha + 3 MC se under every adaptive null."""
     rows = []
     for study, schedule in DEFAULT_SCHEDULES.items():
         for i, (name, c, sampler) in enumerate(ADAPTIVE_NULLS):
@@ -507,8 +508,8 @@ def test_the_default_configs_rounds_keep_alpha():
 def test_rounds_at_holm_keep_alpha_for_the_claim_on_its_boundary():
     """Two claims in one study's family, decided round by round as ``adaptive.evaluate`` decides them
     (``claims.holm_steps`` and ``decided`` on the p-values so far): one plainly true (every seed
-    meets it), one on its boundary null (half the seeds fail at chance), on the depth study's
-    schedule. The true claim passes Holm's first step at once, so the other is judged at alpha:
+    meets it), one on its boundary null (half the seeds fail at chance), on rounds of 10 seeds, +5 to
+    40. The true claim passes Holm's first step at once, so the other is judged at alpha:
     its wrong verdicts stay within alpha + 3 MC se."""
     null_c, sampler = ADAPTIVE_NULLS[0][1], ADAPTIVE_NULLS[0][2]
     units = sampler(np.random.default_rng(7), (HOLM_SIMS, SCHEDULE[-1])) / GRID
