@@ -280,18 +280,26 @@ def test_the_default_config_decides_agreeing_first_seeds_without_a_round():
 
 
 def test_the_default_config_adds_seeds_only_in_an_open_claims_cells():
-    """C4 open (sequences of 32 lose 5 pp at one of 7 seeds, post-norm, two heads): the round adds the
-    next 2 seeds (its batch) in C4's 16 cells -- sinusoidal, sequences of 8 and 32, every head count
-    and norm -- and nowhere else; C3, decided, gets none."""
+    """C4 open (sequences of 32 lose 5 pp at every seed in one of its 8 cells: post-norm, two heads;
+    CONTRADICTED there needs 9 seeds): the round adds the next 2 seeds (its batch) in C4's 16 cells
+    -- sinusoidal, sequences of 8 and 32, every head count and norm -- and nowhere else; C3, decided,
+    gets none."""
 
     def correct(f, s):
         if f["pos_enc"] == "none":
             return 150
-        return 285 if (f["seq_len"] == 32 and f["heads"] == 2 and f["norm"] == "post" and s == 3) else 300
+        return 285 if (f["seq_len"] == 32 and f["heads"] == 2 and f["norm"] == "post") else 300
 
     study, rows, new = plan_default("factorial", correct)
-    assert rows["C4-seq-len"]["state"] == "open" and rows["C3-heads"]["state"] == "resolved"
+    assert rows["C4-seq-len"]["state"] == "open" and rows["C4-seq-len"]["p_con"] < rows["C4-seq-len"]["p_sup"]
+    assert rows["C3-heads"]["state"] == "resolved"
     assert rows["C4-seq-len"]["next_seeds"] == [7, 8] and rows["C3-heads"]["next_seeds"] == []
     cells = {(r.factors["pos_enc"], r.factors["heads"], r.factors["seq_len"], r.factors["norm"]) for r in new}
     assert cells == {("sinusoidal", h, n, norm) for h in (1, 2, 4, 8) for n in (8, 32) for norm in ("post", "pre")}
     assert len(new) == 16 * 2 and {r.settings.seed for r in new} == {7, 8}
+    # the next round, on those runs: 0 of 9 seeds meet C4 in that cell, and it is decided there
+    cfg, _, block = default_study("factorial")
+    runs = study.runs() + new
+    rows, more = A.plan_round(study, accuracy_runs(study, runs, correct), {r.hash for r in runs}, cfg.stats, block)
+    assert [(r["id"], r["state"], r["verdict"]) for r in rows if r["id"] == "C4-seq-len"] == [
+        ("C4-seq-len", "resolved", "CONTRADICTED")] and more == []
