@@ -148,7 +148,9 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
             rows[i].update(inference="anytime-valid (betting e-process)", n_seeds=r.n, p_sup=r.p_sup, p_con=r.p_con,
                            p_family=adjusted, verdict=CL.decided(r.p_sup, r.p_con, factor, floor, alpha))  # fmt: skip
     # the claims still undecided share Holm's remaining steps: the next one is at alpha / their number
-    undecided = sum(rows[i]["verdict"] in ("", "INCONCLUSIVE") for i in tested) + max(0, (family_size or 0) - len(tested))
+    # (in a family wider than the study, its claims elsewhere count as undecided)
+    undecided = sum(rows[i]["verdict"] in ("", "INCONCLUSIVE") for i in tested)
+    undecided += max(0, (family_size or 0) - len(tested))
     for i, r in tested.items():
         row = rows[i]
         if r is None:
