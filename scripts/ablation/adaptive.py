@@ -124,7 +124,7 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
     later rounds add. A family wider than the study (``family_size`` above the study's non-exact
     claims: ``stats.family: config``) has p-values this round cannot see: there Bonferroni over
     ``family_size``, the worst Holm position. Reachability asks for Holm's next step: alpha over the
-    number of claims still undecided (and, in a wider family, the claims outside the study).
+    number of claims still undecided (over ``family_size`` in a wider family).
     Exact claims are checked on every run and need no rounds."""
     cfg = stats.resolve_cfg(stats_cfg)
     alpha = cfg["alpha"]
@@ -148,9 +148,10 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
             rows[i].update(inference="anytime-valid (betting e-process)", n_seeds=r.n, p_sup=r.p_sup, p_con=r.p_con,
                            p_family=adjusted, verdict=CL.decided(r.p_sup, r.p_con, factor, floor, alpha))  # fmt: skip
     # the claims still undecided share Holm's remaining steps: the next one is at alpha / their number
-    # (in a family wider than the study, its claims elsewhere count as undecided)
+    # (Bonferroni over a family wider than the study: alpha / its size)
     undecided = sum(rows[i]["verdict"] in ("", "INCONCLUSIVE") for i in tested)
-    undecided += max(0, (family_size or 0) - len(tested))
+    if family_size and family_size > len(tested):
+        undecided = family_size
     for i, r in tested.items():
         row = rows[i]
         if r is None:
