@@ -144,9 +144,10 @@ def seconds_per_unit(store: Path, limit: int = CALIBRATION_RUNS) -> tuple[float,
 
 def cost(cfg, store: Path = run_store.STORE, cores: int = 1) -> tuple[pd.DataFrame, int]:
     """Per study the runs its design trains (an adaptive study: its first round, and at most every
-    cell its claims' rounds read at max_seeds), how many the store holds, and the expected training CPU-minutes and wall
-    minutes at ``cores`` parallel jobs of what is still to train, from the cost model the DAG
-    schedules by, calibrated on the store's runs. Returns (COST_COLUMNS table, runs calibrated on)."""
+    cell its claims' rounds read at max_seeds), how many the store holds, and the expected training
+    CPU-minutes and wall minutes at ``cores`` parallel jobs of what is still to train, from the cost
+    model the DAG schedules by, calibrated on the store's runs. Returns (COST_COLUMNS table, runs
+    calibrated on)."""
     from . import adaptive as A  # noqa: PLC0415 (its settings block and run list only)
 
     per_unit, n_cal = seconds_per_unit(store)
