@@ -161,19 +161,18 @@ def test_an_unknown_variant_is_a_one_line_error_listing_the_registered_ones():
 def test_every_smoke_run_keeps_its_committed_params_sha256():
     """tests/fixtures/smoke_params_sha256.json was written by tests/fixtures/smoke_params_sha256.py
     from the model before its variants were registries (the smoke runs of that time, before the
-    position study: its AVX512 set) and, for CPUs without AVX512, whose kernels round differently, from
-    the same training code later (its AVX2 set, written at the commit that added it: model, data and
-    training unchanged since the AVX512 set passed); every one of those runs must still end on the
-    bytes of this CPU's set."""
-    by_capability = json.loads(fixture.FIXTURE.read_text(encoding="utf-8"))
-    capability = torch.backends.cpu.get_cpu_capability()
-    if capability not in by_capability:
-        pytest.skip(f"the fixture holds the hashes of {', '.join(sorted(by_capability))} CPUs; torch runs {capability} "
-                    "kernels here, which end on other bytes: python tests/fixtures/smoke_params_sha256.py adds them")
-    expected = by_capability[capability]
+    position study: its AVX512 set, on an AMD EPYC) and, for machines whose kernels round differently,
+    from the same training code later (the AVX2 set, and the set of AVX512 on an Intel Xeon, each
+    written at a commit whose model, data and training were unchanged since the AVX512 set passed);
+    every one of those runs must still end on the bytes of this machine's set."""
+    by_machine = json.loads(fixture.FIXTURE.read_text(encoding="utf-8"))
+    key, expected = fixture.expected_set(by_machine)
+    if expected is None:
+        pytest.skip(f"the fixture holds the hashes of {', '.join(sorted(by_machine))}; this machine is "
+                    f"{fixture.machine()}, whose kernels may end on other bytes: python tests/fixtures/smoke_params_sha256.py adds it")
     runs = [run for run in fixture.smoke_runs() if fixture.key(run) in expected]
     assert len(runs) == len(expected)  # every run of the fixture is still a smoke run
-    assert fixture.hashes(runs) == expected
+    assert fixture.hashes(runs) == expected, key
 
 
 @functools.cache

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""What a config's design costs to train against an earlier design, both priced on this machine.
+
+    .venv/bin/python benchmarks/cost.py --config config/config.yaml --old-runs OLD/reference \\
+        [--results results] [--store results/runs]
+
+Training seconds depend on the machine and on how busy it is, so a design's cost is compared with
+another's on one machine, from one store: each run is priced at its measured ``train_seconds``
+when the store holds it, otherwise by the cost model the DAG schedules by (``settings.cost_estimate``)
+times the median seconds per unit of that study's measured runs (of every study's, where it has none). The earlier design is the list of
+runs in ``--old-runs`` (a folder with ``<study>/summary.csv``, such as an earlier commit's
+``reference/``: every run it trained, adaptive rounds included); this design is each study's
+``runs.csv`` under ``--results`` (every round it trained), or its first round where the study has
+not run. Prints, per study and in total: runs, seconds (how many measured, how many modelled) and
+the ratio this design / earlier design.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "scripts"))
+
+from ablation import config as ablation_config  # noqa: E402 (the package lives under scripts/)
+from ablation import plan as ablation_plan  # noqa: E402
+from ablation import settings as S  # noqa: E402
+
+
+def measured_seconds(store: Path, run_hash: str) -> float | None:
+    """The run's train_seconds from the store; None when the store does not hold it finished."""
+    metrics = store / run_hash / "metrics.csv"
+    if not metrics.exists():
+        return None
+    seconds = float(pd.read_csv(metrics)["train_seconds"].iloc[0])
+    return seconds if np.isfinite(seconds) else None
+
+
+def runs_by_hash(study: ablation_config.Study, seeds: int) -> dict:
+    """Every run of the study's factor grid at seeds 0 .. seeds - 1, by hash: an adaptive round's
+    runs are runs of the same grid at later seeds."""
+    wide = ablation_config.Study(study.name, study.description, study.fixed, study.factors, list(range(seeds)))
+    return {r.hash: r for r in wide.runs()}
+
+
+def price(hashes: list[str], grid: dict, store: Path, per_unit: float) -> tuple[float, int, int]:
+    """(seconds, measured, modelled) of the runs ``hashes``."""
+    total, measured, modelled = 0.0, 0, 0
+    for h in hashes:
+        seconds = measured_seconds(store, h)
+        if seconds is None:
+            if h not in grid:
+                sys.exit(f"run {h} is neither in the store nor in the config's grid: cannot price it")
+            seconds, modelled = S.cost_estimate(grid[h].settings) * per_unit, modelled + 1
+        else:
+            measured += 1
+        total += seconds
+    return total, measured, modelled
+
+
+def study_cost(study, old_runs: Path, results: Path, store: Path, fallback: float) -> dict:
+    old = pd.read_csv(old_runs / study.name / "summary.csv", dtype={"hash": str})["hash"].tolist()
+    index = results / study.name / "runs.csv"
+    new = (pd.read_csv(index, dtype={"hash": str})["hash"].tolist() if index.exists()
+           else [r.hash for r in study.runs()])  # fmt: skip
+    grid = runs_by_hash(study, max(max(study.seeds) + 1, 64))
+    ratios = [s / S.cost_estimate(grid[h].settings) for h in set(old) | set(new)
+              if h in grid and (s := measured_seconds(store, h)) is not None]  # fmt: skip
+    per_unit = float(np.median(ratios)) if ratios else fallback
+    o, om, oo = price(old, grid, store, per_unit)
+    n, nm, no = price(new, grid, store, per_unit)
+    return {"study": study.name, "old_runs": len(old), "old_seconds": round(o), "old_measured": om, "old_modelled": oo,
+            "new_runs": len(new), "new_seconds": round(n), "new_measured": nm, "new_modelled": no,
+            "ratio": round(n / o, 3) if o else float("nan"), "seconds_per_unit": per_unit}  # fmt: skip
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--config", default="config/config.yaml")
+    ap.add_argument("--old-runs", type=Path, required=True, help="folder with <study>/summary.csv of the earlier design")
+    ap.add_argument("--results", type=Path, default=None, help="this config's results folder (default: its outdir's)")
+    ap.add_argument("--store", type=Path, default=Path("results/runs"))
+    ap.add_argument("--json", type=Path, default=None, help="also write the table here")
+    args = ap.parse_args(argv)
+    cfg = ablation_config.load(args.config)
+    results = args.results or Path(cfg.outdir) / "results"
+    # a study with no measured run is priced at the median seconds per unit of the store's runs
+    fallback = ablation_plan.seconds_per_unit(args.store, limit=10**6)[0]
+    rows = [study_cost(study, args.old_runs, results, args.store, fallback) for study in cfg.studies.values()
+            if (args.old_runs / study.name / "summary.csv").exists()]  # fmt: skip
+    table = pd.DataFrame(rows)
+    total = table[["old_runs", "old_seconds", "old_measured", "old_modelled", "new_runs", "new_seconds",
+                   "new_measured", "new_modelled"]].sum()  # fmt: skip
+    print(table.drop(columns="seconds_per_unit").to_string(index=False))
+    print(f"\ntotal: earlier design {total.old_runs} runs, {total.old_seconds} s ({total.old_measured} measured, "
+          f"{total.old_modelled} modelled); this design {total.new_runs} runs, {total.new_seconds} s "
+          f"({total.new_measured} measured, {total.new_modelled} modelled); ratio {total.new_seconds / total.old_seconds:.3f}")  # fmt: skip
+    if args.json:
+        args.json.write_text(json.dumps({"studies": rows, "ratio": total.new_seconds / total.old_seconds}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
