@@ -60,7 +60,8 @@ def _make_class():
         default = spec["default"]
         field = dataclasses.field(default_factory=dict) if default == {} else dataclasses.field(default=default)
         fields.append((name, annotation, field))
-    # plugin module -> sha256 of its source, for the plugins whose names the run uses
+    # setting -> name -> {module, sha256}: the plugin, and the hash of its source, of each name the
+    # run uses that a plugin registered (ablation.plugins); part of the run's hash
     fields.append(("plugin_code", dict, dataclasses.field(default_factory=dict)))
 
     names = tuple(name for name, *_ in fields)
