@@ -303,13 +303,16 @@ def test_config_files_of_the_project_are_valid_and_round_trip():
 
 
 def test_settings_as_dict_and_json_are_those_of_dataclasses():
-    """as_dict skips dataclasses.asdict's deep copy (a dry run calls to_json once per job): same dict."""
+    """as_dict skips dataclasses.asdict's deep copy (a dry run calls to_json once per job): the same
+    dict, less the settings left out at their defaults (every one of these runs has them so)."""
     import dataclasses
 
     for name in ("config.yaml", "smoke.yaml"):
         for study in C.load(REPO / "config" / name).studies.values():
             for run in study.runs():
                 expected = dataclasses.asdict(run.settings)
+                for left_out in S.LEFT_OUT_AT_DEFAULT:
+                    assert expected.pop(left_out) == S.defaults().get(left_out, {})  # plugin_code: {}
                 assert list(run.settings.as_dict().items()) == list(expected.items())
                 assert run.settings.to_json() == json.dumps(expected, sort_keys=True)
 
@@ -732,7 +735,7 @@ EXACT = [
     ("study-null", lambda c: c["studies"].update(s1=None), "study 's1': got null, expected a mapping"),
     ("key-tuple", lambda c: c.update(stats={("a",): 1}), "stats: key ('a',) is tuple, expected a string (quote it: '('a',)')"),
     ("top-level", lambda c: c.update(studys={}), "(top level): unknown key 'studys' (did you mean 'studies'?); allowed: "
-     "defaults, outdir, train_threads, stats, verify, report, studies"),
+     "defaults, outdir, plugins, train_threads, stats, verify, report, studies"),
     ("nan", lambda c: study(c)["fixed"].update(lr=float("nan")), "study 's1': fixed.lr: nan is not a finite number"),
     ("outdir-not-text", lambda c: c.update(outdir=5), "outdir: got a number 5, expected a string"),
     ("outdir-pattern", lambda c: c.update(outdir="../x"),

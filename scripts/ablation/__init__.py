@@ -5,7 +5,8 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_DIR = PACKAGE_DIR.parents[1]
-SCHEMA_PATH = REPO_DIR / "workflow" / "schemas" / "config.schema.yaml"
+# workflow/schemas/config.schema.yaml, through a link in the package: an installed package carries a copy
+SCHEMA_PATH = PACKAGE_DIR / "config.schema.yaml"
 
 
 def git(*args: str) -> str | None:

@@ -18,12 +18,14 @@ import argparse
 import csv
 import functools
 import io as _io
+import json
 import math
 import sys
 from pathlib import Path
 from typing import NamedTuple
 
 from . import io, store
+from . import settings as S
 from .outputs import CERTIFICATE_COLUMNS, CURVE_COLUMNS, INIT_GRAD_COLUMNS
 
 MAX_CURVE_POINTS = 100
@@ -164,7 +166,7 @@ def aggregate(
             header = run_header
         row["study"], row["run_id"] = study, entry["run_id"]
         summary.append(row)
-        keys = [entry["run_id"], entry["seed"], *(row[f] for f in factor_names)]
+        keys = [entry["run_id"], entry["seed"], *(row[f] if f in row else _LEFT_OUT[f] for f in factor_names)]
         curve = _read_rows(run_dir / "curve.csv", CURVE_COLUMNS)
         if not curve.rows and row["status"] == "ok":
             raise CorruptRunFile(f"{run_dir / 'curve.csv'}: no epochs")
@@ -178,12 +180,20 @@ def aggregate(
     for row in summary:
         for column in CERTIFICATE_COLUMNS:
             row.setdefault(column, "")
+        for column in (c for c in _LEFT_OUT if c in header):  # a setting a run leaves out at its default
+            row.setdefault(column, _LEFT_OUT[column])
     return summary, header
 
 
 def _core(header: list[str]) -> list[str]:
-    """A metrics header without the certificate's columns, which runs trained before it lack."""
-    return [c for c in header if c not in CERTIFICATE_COLUMNS]
+    """A metrics header without the certificate's columns, which runs trained before it lack, and
+    without the settings a run leaves out at their defaults."""
+    return [c for c in header if c not in CERTIFICATE_COLUMNS and c not in _LEFT_OUT]
+
+
+# setting -> its value in metrics.csv, for the settings a run leaves out at their defaults
+_LEFT_OUT = {name: json.dumps(value) if isinstance(value, dict) else value
+             for name, value in (S.defaults() | {"plugin_code": {}}).items() if name in S.LEFT_OUT_AT_DEFAULT}  # fmt: skip
 
 
 def main(argv=None) -> int:

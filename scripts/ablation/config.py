@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import itertools
 import json
 import math
@@ -25,6 +26,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from . import plugins as P
 from . import settings as S
 
 
@@ -95,8 +97,8 @@ def load_yaml(path) -> dict:
 
 def format_value(value) -> str:
     """How a factor value appears in a run id (and a folder name)."""
-    if isinstance(value, bool) or value is None:
-        return json.dumps(value)
+    if isinstance(value, (bool, dict)) or value is None:
+        return json.dumps(value, sort_keys=True)
     return str(value)
 
 
@@ -179,15 +181,8 @@ class Config:
 # Names directly under results/ that the workflow itself uses (a study folder must not collide).
 RESERVED_STUDY_NAMES = ("benchmarks", "checks.csv", "figures", "logs", "runs", "verify.csv")
 MAX_SEED = 2**63 - 1  # torch.manual_seed's range
-_TYPE_NAMES = {
-    "object": "a mapping",
-    "array": "a list",
-    "integer": "an integer",
-    "number": "a number",
-    "string": "a string",
-    "boolean": "true or false",
-    "null": "null",
-}
+_TYPE_NAMES = {"object": "a mapping", "array": "a list", "integer": "an integer", "number": "a number",
+               "string": "a string", "boolean": "true or false", "null": "null"}  # fmt: skip
 
 
 def _short(value, limit: int = 60) -> str:
@@ -410,7 +405,7 @@ def validate(raw: dict) -> Config:
     """
     try:
         return _validate(raw)
-    except ConfigError as exc:
+    except (ConfigError, P.PluginError) as exc:
         raise ConfigError(_one_line(str(exc))) from None
 
 
@@ -428,6 +423,7 @@ def _validate(raw: dict) -> Config:
         raise ConfigError("studies: at least one study is required")
     setting_names = list(S.setting_specs())
     defaults = cfg.get("defaults") or {}
+    P.load(cfg["plugins"])  # before the names are checked: plugins add to the registries
     folded = {}
     for name in cfg["studies"]:
         if name in RESERVED_STUDY_NAMES:
@@ -443,6 +439,8 @@ def _validate(raw: dict) -> Config:
         own_fixed = dict(body.get("fixed") or {})
         fixed = dict(defaults) | own_fixed
         factors = dict(body.get("factors") or {})
+        origin = functools.partial(_origin, own_fixed, defaults, {})  # where a fixed value comes from
+        fixed, factors = P.resolve(name, fixed, factors, origin, cfg["plugins"])  # names from the registries
         for key, values in factors.items():
             if key == "seed":
                 raise ConfigError(f"study {name!r}: factors.seed: list seeds under 'seeds', not as a factor")
@@ -484,6 +482,7 @@ def _validate(raw: dict) -> Config:
         fixed = {k: v for k, v in fixed.items() if k not in factors}
         factors = {k: factors[k] for k in setting_names if k in factors}
         check_claims(body["claims"], factors, setting_names, name)
+        P.check_exact(name, body["claims"], fixed, factors)
         studies[name] = Study(name, body["description"], fixed, factors, seeds, list(body["claims"]))
     claim_ids = {claim.get("id") for study in studies.values() for claim in study.claims}
     for cid in cfg["report"]["headline"]:

@@ -1,4 +1,13 @@
-"""The order task: does marker A come before marker B?
+"""The tasks, and the built-in one: the order task (does marker A come before marker B?).
+
+A task is a small class registered under the name the config's ``task`` setting uses
+(``@task("order")``): it declares its own settings (``settings``: name -> JSON schema with a
+default and a description; the config gives them under ``task_settings``), says whether its test set
+holds swap twins (``twins``), and builds the train and test tensors of one run from its settings
+(``data(s)``). Every task feeds the same models: X [n, seq_len, d_model] float32, y [n] in {0, 1}.
+Plugins (ablation.plugins) register theirs with the same decorator.
+
+The order task:
 
 Two fixed marker vectors A and B (drawn once per data seed) are written at two distinct random
 positions of a sequence of Gaussian noise; the label is 1.0 when A comes first. Content alone
@@ -23,13 +32,31 @@ import torch
 
 DATA_SETTINGS = ("seq_len", "d_model", "n_train", "n_test", "noise")
 
+TASKS: dict[str, type] = {}
+
+
+def task(name: str):
+    """A class decorator: ``@task("order")`` registers the class under "order"."""
+
+    def register(cls):
+        if name in TASKS:
+            raise ValueError(f"task {name!r} is registered twice")
+        TASKS[name] = cls
+        return cls
+
+    return register
+
 
 @dataclasses.dataclass(frozen=True)
-class OrderData:
+class TaskData:
     X_train: torch.Tensor  # [n_train, seq_len, d_model] float32
     y_train: torch.Tensor  # [n_train] float32 in {0, 1}
-    X_test: torch.Tensor  # [2 * n_test, seq_len, d_model]: n_test drawn, then their n_test twins
-    y_test: torch.Tensor  # [2 * n_test]
+    X_test: torch.Tensor  # [n_test_total, seq_len, d_model]; with twins: the drawn half, then its twins
+    y_test: torch.Tensor  # [n_test_total]
+
+
+@dataclasses.dataclass(frozen=True)
+class OrderData(TaskData):
     pos_train: np.ndarray  # [n_train, 2] int: positions of A and B
     pos_test: np.ndarray  # [2 * n_test, 2]
     marker_a: np.ndarray  # [d_model] float32
@@ -81,3 +108,22 @@ def make_order_data(settings) -> OrderData:
         marker_a=a,
         marker_b=b,
     )
+
+
+@task("order")
+class Order:
+    """Does marker A come before marker B (this module's docstring)? Its settings are the run's own
+    (seq_len, d_model, n_train, n_test, noise); its test set ends with the twins of its first half."""
+
+    settings: dict = {}
+    twins = True
+
+    def data(self, s) -> OrderData:
+        return make_order_data(s)
+
+
+def make_data(s) -> TaskData:
+    """The data of the run ``s``: its task, built with its task settings (defaults filled in by
+    the config's validation)."""
+    task_class = TASKS[s.task]
+    return task_class(**{k: spec["default"] for k, spec in task_class.settings.items()} | s.task_settings).data(s)

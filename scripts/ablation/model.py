@@ -12,9 +12,11 @@ A model variant is a small class registered under the name the config uses:
 - ATTENTION_MASKS (setting ``attn_mask``): which keys each query may attend to;
 - NORMS (setting ``norm``): where the LayerNorms sit in an encoder block.
 
-The schema's enums of those settings are the registries' keys (tests/test_variants.py), and
-everything else (plots, report, tests that loop over variants) reads them from the config or from
-here. Adding a variant is a class here and its name in the schema's enum.
+The schema lists the built-in names of those settings as their examples (tests/test_variants.py
+keeps them equal to the registries), and everything else (plots, report, tests that loop over
+variants) reads them from the config or from here. A variant of one's own is a class registered
+with the same decorator in a plugin module that the config lists under ``plugins``
+(ablation.plugins): nothing here changes.
 """
 
 from __future__ import annotations

@@ -36,29 +36,55 @@ def defaults() -> dict:
 
 
 def choices(name: str) -> tuple | None:
-    enum = setting_specs()[name].get("enum")
-    return tuple(enum) if enum else None
+    """The values a setting allows (its enum) or, for a setting whose names come from a registry,
+    the built-in ones (its examples)."""
+    spec = setting_specs()[name]
+    values = spec.get("enum") or spec.get("examples")
+    return tuple(values) if values else None
+
+
+# Settings that runs trained before them lack: at their defaults they are left out of a run's
+# settings (its hash, settings.json and metrics.csv), so those runs keep their hashes and files.
+# plugin_code is not a config setting: the config's validation sets it (ablation.plugins).
+LEFT_OUT_AT_DEFAULT = ("task", "task_settings", "plugin_code")
 
 
 def _make_class():
     fields = [("seed", int, dataclasses.field(default=0))]
     for name, spec in setting_specs().items():
         types = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
-        py = tuple(_PY_TYPES[t] for t in types if t != "null")
+        py = tuple(_PY_TYPES.get(t, dict) for t in types if t != "null")
         annotation = py[0] if len(py) == 1 else object
         if "null" in types:
             annotation = annotation | None
-        fields.append((name, annotation, dataclasses.field(default=spec["default"])))
+        default = spec["default"]
+        field = dataclasses.field(default_factory=dict) if default == {} else dataclasses.field(default=default)
+        fields.append((name, annotation, field))
+    # setting -> name -> {module, sha256}: the plugin, and the hash of its source, of each name the
+    # run uses that a plugin registered (ablation.plugins); part of the run's hash
+    fields.append(("plugin_code", dict, dataclasses.field(default_factory=dict)))
 
     names = tuple(name for name, *_ in fields)
+    left_out = {name: defaults().get(name, {}) for name in LEFT_OUT_AT_DEFAULT}
 
     def as_dict(self) -> dict:
-        # = dataclasses.asdict (every value is a scalar), without its deep copy: a 10,000-run
-        # dry run evaluates to_json once per job
-        return {name: getattr(self, name) for name in names}
+        # = dataclasses.asdict (every value is a scalar or a flat mapping), without its deep copy:
+        # a 10,000-run dry run evaluates to_json once per job
+        out = {name: getattr(self, name) for name in names}
+        for name, default in left_out.items():
+            if out[name] == default:
+                del out[name]
+        return out
 
     def to_json(self) -> str:
         return json.dumps(self.as_dict(), sort_keys=True)
+
+    def __post_init__(self):
+        # a study's plugin_code covers every plugin name the study uses; a run keeps its own
+        if self.plugin_code:
+            code = {s: {getattr(self, s): names[getattr(self, s)]} for s, names in self.plugin_code.items()
+                    if getattr(self, s) in names}  # fmt: skip
+            object.__setattr__(self, "plugin_code", code)
 
     @property
     def effective_data_seed(self) -> int:
@@ -72,6 +98,8 @@ def _make_class():
             "as_dict": as_dict,
             "to_json": to_json,
             "effective_data_seed": effective_data_seed,
+            "__post_init__": __post_init__,
+            "__hash__": lambda self: hash(self.to_json()),  # a mapping field has no hash of its own
             "__doc__": "Every setting of one run (see definitions.settings in the config schema), plus its seed.",
         },
     )

@@ -1,4 +1,4 @@
-"""One training run: full-batch Adam on the order task, then the twin test set.
+"""One training run: full-batch Adam on the run's task (the order task by default), then its test set.
 
     python -m ablation.train --settings '{"seed": 0, "heads": 4}' --outdir results/x/run \
         [--threads 1] [--study NAME] [--run-id ID]
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import hashlib
+import json
 import math
 import sys
 import time
@@ -26,8 +27,8 @@ import torch
 import torch.nn.functional as F
 from torch.optim.adam import adam
 
-from . import io, provenance
-from .data import OrderData, make_order_data
+from . import io, plugins, provenance
+from .data import TASKS, TaskData, make_data
 from .model import build_model
 from .outputs import CERTIFICATE_COLUMNS, CURVE_COLUMNS, INIT_GRAD_COLUMNS
 from .settings import Settings, from_json
@@ -38,9 +39,12 @@ RESULT_FIELDS = [
 ]  # fmt: skip
 
 
-def metrics_fields() -> list:
-    """Columns of metrics.csv: study, run_id, every setting (in Settings order), then the results."""
-    return ["study", "run_id", *(f.name for f in dataclasses.fields(Settings)), *RESULT_FIELDS]
+def metrics_fields(settings: Settings | None = None) -> list:
+    """Columns of metrics.csv: study, run_id, every setting of ``settings`` (in Settings order; those
+    left out at their defaults, ablation.settings.LEFT_OUT_AT_DEFAULT, only when they are not),
+    then the results."""
+    names = settings.as_dict() if settings is not None else Settings().as_dict()
+    return ["study", "run_id", *names, *RESULT_FIELDS]
 
 
 @dataclasses.dataclass
@@ -65,7 +69,8 @@ class RunResult:
     t_start: float = dataclasses.field(repr=False, default=0.0)  # time.perf_counter() at the start
 
     def metrics_row(self, study: str = "", run_id: str = "") -> dict:
-        row = {"study": study, "run_id": run_id, **self.settings.as_dict()}
+        settings = {k: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v for k, v in self.settings.as_dict().items()}
+        row = {"study": study, "run_id": run_id, **settings}
         row.update({name: getattr(self, name) for name in RESULT_FIELDS})
         return row
 
@@ -150,18 +155,19 @@ def twin_certificate(test_logits: torch.Tensor) -> tuple[float, float]:
     return float(gap), int(differ)  # a count: written "3", not "3.0"
 
 
-def train_run(settings: Settings, threads: int = 1, data: OrderData | None = None) -> RunResult:
-    """Train one model as ``settings`` say and evaluate it; ``data`` overrides the order task's data."""
+def train_run(settings: Settings, threads: int = 1, data: TaskData | None = None) -> RunResult:
+    """Train one model as ``settings`` say and evaluate it; ``data`` overrides the task's data."""
     s = settings
     if s.epochs < 1:
         raise ValueError(f"epochs must be at least 1, got {s.epochs}")
+    plugins.ensure(s)  # the plugins whose names the run uses, at the source the run was planned with
     t_start = time.perf_counter()
     started_at = provenance.utc_now_iso()
     configure_threads(threads)
     device = resolve_device(s.device)
 
     if data is None:
-        data = make_order_data(s)
+        data = make_data(s)
     X, y = data.X_train.to(device), data.y_train.to(device)
     y_true = y > 0.5
     torch.manual_seed(s.seed)
@@ -229,7 +235,7 @@ def train_run(settings: Settings, threads: int = 1, data: OrderData | None = Non
             test_acc = test_correct / test_total
         else:
             test_correct, test_acc = math.nan, math.nan
-        gap, differ = twin_certificate(test_logits)
+        gap, differ = twin_certificate(test_logits) if TASKS[s.task].twins else (math.nan, math.nan)
     sha = params_sha256(model)
     train_seconds = time.perf_counter() - t_start
 
@@ -253,7 +259,7 @@ def write_outputs(result: RunResult, outdir, study: str = "", run_id: str = "") 
     )
     record.update(study=study, run_id=run_id, threads=result.threads)
     io.write_json(outdir / "provenance.json", record)
-    io.write_csv(outdir / "metrics.csv", [result.metrics_row(study, run_id)], metrics_fields())
+    io.write_csv(outdir / "metrics.csv", [result.metrics_row(study, run_id)], metrics_fields(result.settings))
 
 
 def main(argv: list | None = None) -> int:
@@ -272,7 +278,8 @@ def main(argv: list | None = None) -> int:
         parser.error(f"--settings: {exc}")
     try:
         resolve_device(settings.device)  # before any output: a missing GPU is a one-line error
-    except RuntimeError as exc:
+        plugins.ensure(settings)  # and so is a plugin that fails to import or changed since planning
+    except (RuntimeError, plugins.PluginError) as exc:
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
     outdir = Path(args.outdir)
     (outdir / "metrics.csv").unlink(missing_ok=True)  # a stale one would claim completeness

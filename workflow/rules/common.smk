@@ -266,7 +266,9 @@ def table_captions(wildcards):
     return {table.name: table.caption for table in (*outputs.TABLES, outputs.VERIFY)}
 
 
-REFERENCE = "reference"  # the committed reference results (ablation.compare), beside the workflow
+# The committed reference results (ablation.compare) of the working folder: this repository's, or a
+# user's own where the pipeline is a module (none: the report says so).
+REFERENCE = "reference"
 
 
 def reference_files(wildcards):
