@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from ablation import stats
+from ablation import stats, variance
 
 CFG = {"confidence": 0.95, "n_resamples": 999, "converged_threshold": 0.95, "alpha": 0.05}
 
@@ -381,7 +381,7 @@ def test_seed_variance_agrees_with_the_anova_estimator_and_interactions_are_foun
     acc = 0.7 + np.repeat(u, per_seed) + rng.normal(0, 0.03, seeds * per_seed)
     df = pd.DataFrame({"seed": np.repeat(np.arange(seeds), per_seed), "test_acc": acc, "status": "ok",
                        "x": np.tile(np.arange(per_seed), seeds)})  # fmt: skip
-    out = stats.seed_variance(df, []).iloc[0]
+    out = variance.seed_variance(df, []).iloc[0]
     groups = acc.reshape(seeds, per_seed)
     msw = groups.var(axis=1, ddof=1).mean()
     msb = per_seed * groups.mean(axis=1).var(ddof=1)
@@ -390,12 +390,12 @@ def test_seed_variance_agrees_with_the_anova_estimator_and_interactions_are_foun
     icc = out["icc"]
     assert out["n_eff"] == pytest.approx(seeds * per_seed / (1 + (per_seed - 1) * icc))
     # one seed: no fit, and the reason
-    assert "fewer than 2 seeds" in stats.seed_variance(df[df["seed"] == 0], [])["method"].iloc[0]
+    assert "fewer than 2 seeds" in variance.seed_variance(df[df["seed"] == 0], [])["method"].iloc[0]
     # a factor that matters only at one level of another: the interaction carries it
     levels = {"pe": ["none", "sin"], "heads": [1, 4], "norm": ["post", "pre"]}
     inter = make_summary(levels, range(4), lambda c, s: 0.5 + (0.3 + 0.1 * (c["heads"] == 4)) * (c["pe"] == "sin"))
-    table = stats.interactions(inter, list(levels))
-    assert list(table.columns) == stats.INTERACTION_COLUMNS and len(table) == 3
+    table = variance.interactions(inter, list(levels))
+    assert list(table.columns) == variance.INTERACTION_COLUMNS and len(table) == 3
     top = table.iloc[0]
     assert (top["factor_a"], top["factor_b"]) == ("pe", "heads") and top["eta_sq"] > 0.01
     assert table.iloc[1:]["eta_sq"].max() < 1e-12  # norm interacts with nothing
@@ -790,8 +790,8 @@ def test_seed_variance_survives_a_singular_fit():
     exog = np.column_stack([np.ones(len(acc)), dummies])
     with pytest.raises(np.linalg.LinAlgError):
         MixedLM(acc, exog, groups=summary["seed"]).fit(reml=True)
-    out = stats.seed_variance(summary, factors).iloc[0]
-    assert f"fitted with {stats.MIXEDLM_OPTIMIZERS[1]}" in out["method"]
+    out = variance.seed_variance(summary, factors).iloc[0]
+    assert f"fitted with {variance.MIXEDLM_OPTIMIZERS[1]}" in out["method"]
     resid = acc - exog @ np.linalg.lstsq(exog, acc, rcond=None)[0]
     assert 0 <= out["var_seed"] < 1e-9 and out["icc"] < 1e-6
     assert out["var_residual"] == pytest.approx(resid @ resid / (len(acc) - exog.shape[1]), rel=1e-3)
@@ -853,7 +853,7 @@ def test_main_effects_when_no_run_differs_and_when_there_are_no_runs():
     assert df["test_acc"].mean() != 0.7
     me = stats.main_effects(df, ["y", "x"], CFG)
     assert list(me["eta_sq"]) == [0.0, 0.0] and list(me["factor"]) == ["y", "x"] and list(me["spread"]) == [0.0, 0.0]
-    assert list(stats.interactions(df, ["x", "y"])["eta_sq"]) == [0.0]
+    assert list(variance.interactions(df, ["x", "y"])["eta_sq"]) == [0.0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no mean of an empty array
         assert stats.main_effects(df.iloc[:0], [], CFG).empty and stats.marginal_means(df.iloc[:0], [], CFG).empty

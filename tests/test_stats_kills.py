@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from ablation import stats
+from ablation import stats, variance
 
 
 def _scipy_bootstrap(Y, n_resamples, seed, method, confidence=0.95):
@@ -75,14 +75,14 @@ def test_resolution_takes_the_largest_positive_test_set():
 
 
 def _seed_variance_row(summary, factors):
-    return stats.seed_variance(summary, factors).iloc[0].to_dict()
+    return variance.seed_variance(summary, factors).iloc[0].to_dict()
 
 
 def test_seed_variance_rows_when_it_cannot_fit():
     base = "MixedLM (REML): test_acc ~ factors + (1 | seed)"
     one_seed = pd.DataFrame({"seed": [3, 3, 3], "test_acc": [0.6, 0.7, 0.8], "x": ["a", "b", "c"]})
-    out = stats.seed_variance(one_seed, ["x"])
-    assert list(out.columns) == stats.SEED_VARIANCE_COLUMNS and len(out) == 1
+    out = variance.seed_variance(one_seed, ["x"])
+    assert list(out.columns) == variance.SEED_VARIANCE_COLUMNS and len(out) == 1
     row = out.iloc[0].to_dict()
     assert (row["n_runs"], row["n_seeds"], row["runs_per_seed"]) == (3, 1, 3.0)
     assert np.isnan([row["var_seed"], row["var_residual"], row["icc"], row["n_eff"]]).all()
@@ -96,7 +96,7 @@ def test_seed_variance_rows_when_it_cannot_fit():
     assert row["method"] == base + "; not fitted: every run has the same accuracy"
     assert np.isnan(row["var_seed"]) and np.isnan(row["icc"])
     with pytest.raises(ValueError, match=r"^'seed' is never a factor$"):
-        stats.seed_variance(same, ["seed"])
+        variance.seed_variance(same, ["seed"])
 
 
 def test_seed_variance_of_two_seeds_with_a_factor_is_statsmodels_fit():
@@ -131,8 +131,8 @@ def test_interactions_follow_their_definition():
     df = pd.DataFrame(rows)
     acc = df["test_acc"].to_numpy()
     ss_total = ((acc - acc.mean()) ** 2).sum()
-    table = stats.interactions(df, ["x", "y", "z"])
-    assert list(table.columns) == stats.INTERACTION_COLUMNS
+    table = variance.interactions(df, ["x", "y", "z"])
+    assert list(table.columns) == variance.INTERACTION_COLUMNS
     expected = {}
     for fa, fb in itertools.combinations(["x", "y", "z"], 2):
         g = df.groupby([fa, fb])["test_acc"]
@@ -276,7 +276,7 @@ def test_sorted_levels_break_numeric_ties_by_text():
 def test_empty_marginal_means_have_their_columns():
     df = _summary({"x": ["a", "b"]}, range(3), lambda c, s: 0.6)
     assert list(stats.marginal_means(df.iloc[:0], [], {"n_resamples": 99}).columns) == stats.MARGINAL_COLUMNS
-    assert list(stats.interactions(df, ["x"]).columns) == stats.INTERACTION_COLUMNS
+    assert list(variance.interactions(df, ["x"]).columns) == variance.INTERACTION_COLUMNS
 
 
 def test_non_numeric_accuracies_count_as_missing():
@@ -355,7 +355,7 @@ def test_interactions_of_equal_size_keep_the_order_of_the_factor_pairs():
         c = dict(zip(names, combo))
         acc = (128 + 16 * c["a"] * c["b"] + 8 * c["c"] * c["f"] + 4 * c["d"] + 2 * c["a"] * c["e"]) / 256
         rows.append(dict(seed=0, **c, test_acc=acc, status="ok"))
-    table = stats.interactions(pd.DataFrame(rows), names)
+    table = variance.interactions(pd.DataFrame(rows), names)
     pairs = list(zip(table["factor_a"], table["factor_b"]))
     rest = [p for p in itertools.combinations(names, 2) if p not in {("a", "b"), ("c", "f"), ("a", "e")}]
     assert pairs == [("a", "b"), ("c", "f"), ("a", "e"), *rest]
@@ -386,7 +386,7 @@ def test_seed_variance_names_the_optimizer_that_fitted_and_those_that_failed():
 
     summary = pd.read_csv(Path(__file__).parent / "fixtures" / "mixedlm_singular.csv")
     row = _seed_variance_row(summary, ["a", "b", "c", "d"])
-    first, second = stats.MIXEDLM_OPTIMIZERS[:2]
+    first, second = variance.MIXEDLM_OPTIMIZERS[:2]
     assert row["method"] == f"MixedLM (REML): test_acc ~ factors + (1 | seed); fitted with {second} ({first} failed)"
     assert (row["n_runs"], row["n_seeds"]) == (len(summary), summary["seed"].nunique())
 
@@ -409,11 +409,11 @@ def test_seed_variance_when_no_optimizer_fits():
     x = np.tile(["p", "q"], 8)
     df = pd.DataFrame({"seed": np.repeat(np.arange(4), 4), "x": x, "y": x,
                        "test_acc": 0.6 + 0.1 * (x == "q") + rng.normal(0, 0.02, 16)})  # fmt: skip
-    out = stats.seed_variance(df, ["x", "y"])
-    assert list(out.columns) == stats.SEED_VARIANCE_COLUMNS
+    out = variance.seed_variance(df, ["x", "y"])
+    assert list(out.columns) == variance.SEED_VARIANCE_COLUMNS
     row = out.iloc[0].to_dict()
     assert row["method"] == ("MixedLM (REML): test_acc ~ factors + (1 | seed); not fitted: no optimizer converged ("
-                             + ", ".join(stats.MIXEDLM_OPTIMIZERS) + ")")  # fmt: skip
+                             + ", ".join(variance.MIXEDLM_OPTIMIZERS) + ")")  # fmt: skip
     assert (row["n_runs"], row["n_seeds"], row["runs_per_seed"]) == (16, 4, 4.0)
     assert np.isnan([row["var_seed"], row["var_residual"], row["icc"], row["n_eff"]]).all()
 
@@ -507,7 +507,7 @@ def test_seed_variance_lists_every_optimizer_that_failed_before_the_one_that_fit
     from pathlib import Path
 
     summary = pd.read_csv(Path(__file__).parent / "fixtures" / "mixedlm_singular.csv")
-    monkeypatch.setattr(stats, "MIXEDLM_OPTIMIZERS", ("lbfgs", "bfgs", "powell", "nm"))
+    monkeypatch.setattr(variance, "MIXEDLM_OPTIMIZERS", ("lbfgs", "bfgs", "powell", "nm"))
     row = _seed_variance_row(summary, ["a", "b", "c", "d"])
     assert row["method"] == "MixedLM (REML): test_acc ~ factors + (1 | seed); fitted with powell (lbfgs, bfgs failed)"
     assert 0 <= row["var_seed"] < 1e-9
