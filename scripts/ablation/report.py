@@ -277,7 +277,7 @@ def resolved_config(study) -> str:
 
 
 def figure_entries(results: Path, name: str) -> list[dict]:
-    from .plots import empty_reason
+    from .plots import empty_reason  # matplotlib: imported only when a report lists figures
 
     out = []
     for fig in outputs.FIGURES:
