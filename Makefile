@@ -98,3 +98,12 @@ migrate: venv
 clean-results: venv
 	find results -mindepth 1 -maxdepth 1 -type d ! -name runs -exec rm -rf {} +
 	rm -rf reports/*.html reports/*.zip .snakemake/ $$($(BIN)/python -c 'import sys; from ablation.config import load; print(*sorted({load(p).outdir for p in sys.argv[1:]} - {"."}))' $(CONFIGS))
+
+## Files of code under scripts/ and benchmarks/ longer than LONG_FILE_LINES (lines, path): none is the
+## rule, since a longer file holds more than one idea (tests/test_package_layout.py runs this).
+## Machine-written JSON (benchmark and mutation results) is data, not code, and is not listed.
+LONG_FILE_LINES := 600
+.PHONY: long-files
+long-files:
+	@git ls-files --cached --others --exclude-standard -- scripts benchmarks | grep -v '\.json$$' \
+		| xargs -r wc -l | awk -v max=$(LONG_FILE_LINES) '$$2 != "total" && $$1 > max'

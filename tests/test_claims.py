@@ -367,8 +367,6 @@ def test_select_names_the_claim_and_a_missing_column():
         U.select(study(lambda cell, s: 0.9), {"pos_enc": "none", "warmup": 0}, "x")
 
 
-
-
 # --------------------------------------------------------------------------- the share of seeds (the default estimand)
 
 
@@ -543,3 +541,51 @@ def test_grad_trend_flat_truth_is_contradicted_once_it_needs_a_least_slope():
     flat = grads(summary, lambda run: 0.0, noise=0.01)
     v, row = verdict(c, summary, flat)
     assert v == "CONTRADICTED" and "0 of 8 seeds grew by more than 0.05 per layer" in row["evidence"]
+
+
+@pytest.mark.parametrize("bad_layer", ["n/a", None, np.nan])
+def test_a_gradient_row_without_a_numeric_layer_is_left_out(bad_layer):
+    # one run's first layer has no usable index: its slope comes from its other three layers, as a row
+    # with an unusable norm does, instead of a NaN slope (which would drop the whole run)
+    df, g = _grad_study()
+    spoilt = g.astype({"layer": object})
+    run = df["run_id"][0]
+    first = spoilt.index[spoilt["run_id"] == run][0]
+    spoilt.loc[first, "layer"] = bad_layer
+    slopes = U._slopes(df, spoilt)
+    assert np.isfinite(slopes).all() and len(slopes) == len(df)
+    kept = g[(g["run_id"] == run) & (g.index != first)]
+    assert slopes[run] == pytest.approx(_slope(kept), abs=1e-12)
+    others = U._slopes(df, g).drop(run)
+    assert slopes.drop(run).to_numpy() == pytest.approx(others.to_numpy(), abs=1e-12)
+    v, row = verdict(GRAD, df, spoilt)
+    assert v == "SUPPORTED" and row["n"] == 8 and "without a usable slope" not in row["detail"]
+
+
+def _unit(interval):
+    u = C._Units("cell", np.arange(2), np.zeros(2), 0.0, (-np.inf, np.inf))
+    u.interval = interval
+    return u
+
+
+def test_a_claim_with_a_cell_without_seeds_shows_that_cell():
+    # grad_trend in each pos_enc cell, one seed: no usable slope in pos_enc=none (one layer per run),
+    # a falling slope in pos_enc=sinusoidal. The claim's n is 0, so the cell shown is the empty one,
+    # not the one-seed cell: its estimate would rest on a seed the claim's n does not count
+    df = study(lambda cell, s: 0.9, seeds=range(1))
+    g = grads(df, lambda run: -0.5)
+    g = g[(g["layer"] < 1) | (g["pos_enc"] == "sinusoidal")]
+    v, row = verdict(dict(GRAD, where={"pos_enc": ["none", "sinusoidal"]}), df, g)
+    assert (v, row["n"]) == ("INCONCLUSIVE", 0) and np.isnan(row["estimate"]) and np.isnan(row["ci_lo"])
+    assert "2 run(s) without a usable slope" in row["detail"]
+
+
+def test_a_run_left_with_one_numeric_layer_has_no_slope_and_the_detail_says_why():
+    df, g = _grad_study()
+    spoilt = g.astype({"layer": object})
+    run = df["run_id"][0]
+    spoilt.loc[(spoilt["run_id"] == run) & (spoilt["layer"] != 0), "layer"] = "n/a"
+    assert run not in U._slopes(df, spoilt).index
+    row = verdict(GRAD, df, spoilt)[1]
+    assert ("; 1 run(s) without a usable slope (< 2 numeric layer indices with a positive, finite norm) left out. "
+            in row["detail"])  # fmt: skip

@@ -1,6 +1,7 @@
 """The order task's data: labels, twins, and what the data may (not) depend on."""
 
 import dataclasses
+import hashlib
 
 import numpy as np
 import pytest
@@ -111,3 +112,23 @@ def test_data_depend_on_every_data_setting():
     for change in (dict(seq_len=9), dict(d_model=12), dict(noise=0.2), dict(n_test=33)):
         other = make_order_data(dataclasses.replace(base, **change))
         assert other.X_test.shape != ref.X_test.shape or not torch.equal(other.X_test, ref.X_test), change
+
+
+# sha256 of X_train, y_train, X_test, y_test of the default settings' data (float32 bytes, in that order)
+DEFAULT_DATA_SHA256 = "bd4bfac59226e25f41f95fd2033f2a1ba5f4daa8842b8965eae2c60c3419f443"
+
+
+def test_the_default_data_are_the_recorded_bits():
+    d = make_order_data(Settings())
+    h = hashlib.sha256()
+    for t in (d.X_train, d.y_train, d.X_test, d.y_test):
+        h.update(t.numpy().tobytes())
+    assert h.hexdigest() == DEFAULT_DATA_SHA256
+
+
+def test_two_positions_are_enough_and_one_is_refused():
+    d = make_order_data(Settings(seq_len=2, n_train=40, n_test=10))
+    assert d.X_train.shape == (40, 2, 16)
+    assert set(d.y_train.tolist()) == {0.0, 1.0}  # both orders occur
+    with pytest.raises(ValueError, match="seq_len must be at least 2 to hold both markers, got 1"):
+        make_order_data(Settings(seq_len=1))

@@ -1,17 +1,17 @@
-"""Tests of ablation.stats on synthetic study summaries (real computations, no mocks)."""
+"""ablation.stats: the tables of one study (cells, stability, paired comparisons, main effects and marginal
+means) on synthetic study summaries, each against its definition (real computations, no mocks)."""
 
 from __future__ import annotations
 
 import itertools
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from ablation import stats
+from ablation import stats, variance
 
 CFG = {"confidence": 0.95, "n_resamples": 999, "converged_threshold": 0.95, "alpha": 0.05}
 
@@ -62,80 +62,6 @@ def big_summary(n_cells_levels=(10, 10, 5, 4), n_seeds=5, seed=0) -> pd.DataFram
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def test_wilson_matches_hand_computed_value():
-    lo, hi = stats.wilson_ci(8, 10, 0.95)
-    # (2np + z^2 ± z sqrt(4np(1-p) + z^2)) / (2(n + z^2)), z = 1.959964, by hand: 0.4902, 0.9433
-    assert lo == pytest.approx(0.490165, abs=1e-5)
-    assert hi == pytest.approx(0.943321, abs=1e-5)
-
-
-@pytest.mark.parametrize("n", [1, 5, 10, 300, 3000])
-def test_binomial_intervals_equal_scipy_binomtest(n):
-    for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
-        if k < 0:
-            continue
-        ref = sps.binomtest(k, n).proportion_ci(0.95, method="wilson")
-        lo, hi = stats.wilson_ci(k, n, 0.95)
-        assert (lo, hi) == pytest.approx((ref.low, ref.high), abs=1e-10)
-        ref = sps.binomtest(k, n).proportion_ci(0.9, method="exact")
-        lo, hi = stats.clopper_pearson_ci(k, n, 0.9)
-        assert (lo, hi) == pytest.approx((ref.low, ref.high), abs=1e-8)
-
-
-def test_holm_matches_hand_computed_example():
-    # sorted 0.005, 0.01, 0.03, 0.04 -> *4, *3, *2, *1 = 0.02, 0.03, 0.06, 0.04 -> running max
-    adjusted = stats.holm([0.01, 0.04, 0.03, 0.005])
-    assert adjusted == pytest.approx([0.03, 0.06, 0.06, 0.02])
-    with_nan = stats.holm([np.nan, 0.02, 0.5])  # NaN does not count: m = 2
-    assert np.isnan(with_nan[0]) and with_nan[1:] == pytest.approx([0.04, 0.5])
-    assert stats.holm([0.6, 0.7]) == pytest.approx([1.0, 1.0])  # capped at 1
-
-
-def test_min_p_and_mde():
-    assert stats.reachable_p(5) == 0.0625 and stats.reachable_p(1) == 1.0 and stats.reachable_p(0) == 1.0
-    assert stats.reachable_p(2000) == 0.0 and stats.seeds_to_reach(0.05) == 6 and stats.seeds_to_reach(0.05 / 7) == 9
-    # the bound is attained: 5 positive differences
-    assert stats.sign_flip_test([0.01, 0.02, 0.03, 0.04, 0.05])[0] == pytest.approx(0.0625)
-    # (t_.975,4 + t_.8,4) * sd / sqrt(n) = (2.776445 + 0.940965) * 0.1 / sqrt(5)
-    assert stats.mde(0.1, 5, 0.05) == pytest.approx(0.166248, abs=1e-5)
-    assert np.isnan(stats.mde(0.1, 1, 0.05))
-
-
-def test_zeros_do_not_count_and_ties_are_at_the_resolution():
-    # 7 zeros and 3 equal gains of 3 test items: only the 3 non-zero differences carry evidence
-    d = np.array([0.0] * 7 + [3 / 300] * 3)
-    p, n_nonzero, test = stats.sign_flip_test(d, step=1 / 300)
-    assert (p, n_nonzero, test) == (0.25, 3, "sign-flip exact")
-    # float noise of k / n does not split ties: the same p however the mean was rounded
-    noisy = np.array([(k + 3) / 300 - k / 300 for k in range(150, 160)])
-    assert len(np.unique(noisy)) > 1
-    assert stats.sign_flip_test(noisy, step=1 / 300)[0] == stats.sign_flip_test(np.full(10, 0.01), step=1 / 300)[0]
-
-
-@pytest.mark.parametrize("n, lowest", [(10, 0.86), (40, 0.92)])
-def test_bootstrap_ci_covers_true_mean(n, lowest):
-    rng = np.random.default_rng(1)
-    true_mean = 16 / 20  # Beta(16, 4)
-    samples = [rng.beta(16, 4, size=n) for _ in range(600)]
-    lo, hi, method = stats.bootstrap_mean_ci(samples, 0.95, 999, seed=0)
-    coverage = np.mean((lo <= true_mean) & (true_mean <= hi))
-    assert set(method) == {"BCa"}
-    # bootstrap intervals under-cover at small n (measured: ~0.85 at n = 5, ~0.89 at n = 10, ~0.94 at 40)
-    assert lowest <= coverage <= 0.99, coverage
-    # and it is an interval of the *mean*: its width is about 2 * 1.96 * sd / sqrt(n)
-    sem = np.std(samples[0], ddof=1) / np.sqrt(n)
-    assert 2.5 * sem < hi[0] - lo[0] < 5.5 * sem
-
-
-def test_bootstrap_degenerate_and_tiny_samples_never_nan():
-    lo, hi, method = stats.bootstrap_mean_ci([[1.0] * 5, [0.7], [0.6, 0.8], [1, 1, 1, 1, 0.9967], []], 0.95, 999)
-    assert (lo[0], hi[0], method[0]) == (1.0, 1.0, "constant")
-    assert (lo[1], hi[1], method[1]) == (0.7, 0.7, "single")
-    assert method[2] == "percentile" and 0.6 <= lo[2] <= hi[2] <= 0.8
-    assert np.isfinite([lo[3], hi[3]]).all() and 0.99 <= lo[3] <= hi[3] <= 1.0
-    assert method[4] == "empty" and np.isnan(lo[4])
 
 
 # --------------------------------------------------------------------------- cell table
@@ -253,31 +179,6 @@ def test_pairing_notes_unmatched_runs_and_design_limit():
     assert five["test"] == "sign-flip exact" and five["min_p"] == 0.0625 and five["p_value"] == pytest.approx(0.0625)
 
 
-def test_sign_flip_test_agrees_with_scipy_and_mcnemar():
-    from statsmodels.stats.contingency_tables import mcnemar
-
-    rng = np.random.default_rng(0)
-    for n in (4, 7, 12):
-        d = rng.normal(0.01, 0.1, n)
-        ref = sps.permutation_test((d,), lambda x, axis: x.mean(axis=axis), permutation_type="samples",
-                                   vectorized=True, n_resamples=np.inf).pvalue  # fmt: skip
-        assert stats.sign_flip_test(d)[0] == pytest.approx(ref, rel=1e-9)
-    # equal |differences|: the sign test
-    d = np.array([0.02, 0.02, -0.02, 0.02, 0.02, 0.02, 0.02])
-    assert stats.sign_flip_test(d)[0] == pytest.approx(sps.binomtest(6, 7).pvalue)
-    # a 0/1 metric of one cell: differences -1, 0, 1; the exact McNemar test on the discordant pairs
-    d = np.array([1, 1, 1, 0, 0, -1, 1, 1, 0, 1, 1.0])
-    b, c = int((d > 0).sum()), int((d < 0).sum())
-    ref = mcnemar([[3, b], [c, 0]], exact=True).pvalue
-    assert stats.sign_flip_test(d, step=1.0)[0] == pytest.approx(ref, rel=1e-12)
-    # above EXACT_SIGN_FLIP_MAX_N non-zero differences: random signs, close to the exact value
-    d = rng.normal(0.02, 0.1, 40)
-    exact = sps.permutation_test((d,), lambda x, axis: x.mean(axis=axis), permutation_type="samples",
-                                 vectorized=True, n_resamples=20000, rng=1).pvalue  # fmt: skip
-    p, n, test = stats.sign_flip_test(d, n_resamples=20000)
-    assert test == "sign-flip permutation" and n == 40 and p == pytest.approx(exact, abs=0.02)
-
-
 # --------------------------------------------------------------------------- stability, main effects
 
 
@@ -323,104 +224,6 @@ def test_ten_thousand_runs_give_every_table():
     assert cells[["boot_lo", "boot_hi", "ci_lo", "ci_hi"]].notna().all().all()
 
 
-def test_t_interval_matches_scipy_and_intervals_over_seeds():
-    x = np.array([0.91, 0.95, 0.97, 0.99, 1.0])
-    lo, hi = stats.t_mean_ci([x], 0.95)
-    ref = sps.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
-    assert abs(lo[0] - ref[0]) < 1e-12 and abs(hi[0] - min(ref[1], 1.0)) < 1e-12
-    # symmetric seeds: the skewness-corrected interval is Student's t
-    sym = np.array([0.80, 0.84, 0.86, 0.88, 0.92])
-    ref = sps.t.interval(0.95, 4, loc=sym.mean(), scale=sps.sem(sym))
-    assert stats.mean_ci(sym)[:2] == pytest.approx(ref, abs=1e-12) and stats.mean_ci(sym)[2] == "skew-corrected t over seeds"
-    # seeds piled at the ceiling with a lower tail: the interval moves down, same t quantile on the
-    # transformed scale (Hall's g at the two bounds is -q and +q)
-    assert stats.mean_ci(x) == (stats.skew_t_ci(x)[0][0], 1.0, "skew-corrected t over seeds")  # clipped to the range
-    (lo,), (hi,) = stats.skew_t_ci(x)
-    q = sps.t.ppf(0.975, 4)
-    skew = ((x - x.mean()) ** 3).mean() / x.std(ddof=1) ** 3
-    a = skew / np.sqrt(5)
-    for bound, target in ((lo, q), (hi, -q)):
-        t = (x.mean() - bound) / sps.sem(x)
-        assert t + a * t**2 / 3 + a**2 * t**3 / 27 + a / 6 == pytest.approx(target, rel=1e-9)
-    t_lo, t_hi = stats.t_mean_ci([x], 0.95, bounds=(-np.inf, np.inf))
-    assert lo < t_lo[0] and hi < t_hi[0]
-    # 0/1 per seed: Clopper-Pearson, as scipy computes it
-    cp = sps.binomtest(4, 5).proportion_ci(0.95, method="exact")
-    assert stats.mean_ci([1, 1, 0, 1, 1])[:2] == pytest.approx((cp.low, cp.high), abs=1e-10)
-    # equal seeds: Anderson's bound; all at 1.0 over n seeds: lower bound 1 - d_n, the one-sided
-    # Kolmogorov-Smirnov critical value at alpha / 2
-    lo, hi, how = stats.mean_ci(np.full(5, 0.99), step=1 / 300)
-    d5 = sps.ksone.ppf(0.975, 5)
-    assert how == "Anderson bound (seeds all equal)"
-    assert (lo, hi) == pytest.approx((0.99 * (1 - d5), 0.99 + 0.01 * d5))
-    assert stats.mean_ci([0.7])[2] == "n < 2" and np.isnan(stats.mean_ci([0.7])[0])
-    # a difference of accuracies lives in [-1, 1]: ten zero differences still leave +-0.41
-    lo, hi, _ = stats.mean_ci(np.zeros(10), bounds=(-1.0, 1.0))
-    assert (lo, hi) == pytest.approx((-sps.ksone.ppf(0.975, 10), sps.ksone.ppf(0.975, 10)))
-
-
-def test_above_bootstrap_max_n_the_t_interval_which_the_bootstrap_agrees_with():
-    rng = np.random.default_rng(3)
-    small, large = rng.beta(8, 2, 40), rng.beta(8, 2, 1500)  # skewed, bounded, like accuracies
-    lo, hi, method = stats.bootstrap_mean_ci([small, large], 0.95, 9999, 0, max_n=1000)
-    assert method[0] == "BCa" and method[1] == "t (n > 1000)"
-    tlo, thi = stats.t_mean_ci([large], 0.95)
-    assert (lo[1], hi[1]) == (tlo[0], thi[0])
-    # what the t-interval stands in for: the bootstrap of the same 1,500 values
-    blo, bhi, bmethod = stats.bootstrap_mean_ci([large], 0.95, 9999, 0, max_n=None)
-    assert bmethod[0] == "BCa"
-    width = thi[0] - tlo[0]
-    assert abs(blo[0] - tlo[0]) < 0.05 * width and abs(bhi[0] - thi[0]) < 0.05 * width
-
-
-def test_seed_variance_agrees_with_the_anova_estimator_and_interactions_are_found():
-    # balanced one-way random effects (no factor): REML's seed variance is the ANOVA estimator
-    rng = np.random.default_rng(11)
-    seeds, per_seed = 12, 6
-    u = rng.normal(0, 0.03, seeds)
-    acc = 0.7 + np.repeat(u, per_seed) + rng.normal(0, 0.03, seeds * per_seed)
-    df = pd.DataFrame({"seed": np.repeat(np.arange(seeds), per_seed), "test_acc": acc, "status": "ok",
-                       "x": np.tile(np.arange(per_seed), seeds)})  # fmt: skip
-    out = stats.seed_variance(df, []).iloc[0]
-    groups = acc.reshape(seeds, per_seed)
-    msw = groups.var(axis=1, ddof=1).mean()
-    msb = per_seed * groups.mean(axis=1).var(ddof=1)
-    assert out["var_residual"] == pytest.approx(msw, rel=1e-4)
-    assert out["var_seed"] == pytest.approx((msb - msw) / per_seed, rel=1e-3)
-    icc = out["icc"]
-    assert out["n_eff"] == pytest.approx(seeds * per_seed / (1 + (per_seed - 1) * icc))
-    # one seed: no fit, and the reason
-    assert "fewer than 2 seeds" in stats.seed_variance(df[df["seed"] == 0], [])["method"].iloc[0]
-    # a factor that matters only at one level of another: the interaction carries it
-    levels = {"pe": ["none", "sin"], "heads": [1, 4], "norm": ["post", "pre"]}
-    inter = make_summary(levels, range(4), lambda c, s: 0.5 + (0.3 + 0.1 * (c["heads"] == 4)) * (c["pe"] == "sin"))
-    table = stats.interactions(inter, list(levels))
-    assert list(table.columns) == stats.INTERACTION_COLUMNS and len(table) == 3
-    top = table.iloc[0]
-    assert (top["factor_a"], top["factor_b"]) == ("pe", "heads") and top["eta_sq"] > 0.01
-    assert table.iloc[1:]["eta_sq"].max() < 1e-12  # norm interacts with nothing
-
-
-@pytest.mark.parametrize("n", [5, 10, 30])
-def test_tango_interval_inverts_mcnemars_score_test(n):
-    from statsmodels.stats.contingency_tables import mcnemar
-
-    # T(0) of Tango's score statistic is McNemar's: 0 lies inside the interval at level 1 - alpha
-    # exactly when McNemar's asymptotic test (no continuity correction) does not reject at alpha
-    for b in range(n + 1):
-        for c in range(n + 1 - b):
-            lo, hi = stats.tango_ci(b, c, n, 0.95)
-            assert -1 <= lo <= (b - c) / n <= hi <= 1
-            if b + c:
-                p = mcnemar([[n - b - c, b], [c, 0]], exact=False, correction=False).pvalue
-                assert (lo <= 0 <= hi) == (p >= 0.05), (b, c, p, lo, hi)
-            else:  # every pair concordant: +-z^2 / (n + z^2)
-                z2 = sps.norm.ppf(0.975) ** 2
-                assert (lo, hi) == pytest.approx((-z2 / (n + z2), z2 / (n + z2)), abs=1e-9)
-            # mirror symmetry: swapping the discordant counts mirrors the interval
-            assert [float(v) for v in stats.tango_ci(c, b, n, 0.95)] == pytest.approx([-hi, -lo], abs=1e-9)
-
-
 def test_paired_zero_one_differences_get_tango():
     # ten seeds, each converged at both levels: the difference is 0 at every seed, and the
     # interval is Tango's [-0.278, 0.278], not [0, 0] (and not Anderson's [-0.41, 0.41] for a
@@ -431,16 +234,6 @@ def test_paired_zero_one_differences_get_tango():
     assert how == "Tango score over seeds (paired 0/1)" and (lo, hi) == pytest.approx([float(v) for v in stats.tango_ci(3, 1, 8)], abs=1e-12)
     # the same values at an accuracy's resolution are a continuous difference: Anderson / t
     assert stats.mean_ci(np.zeros(10), bounds=(-1.0, 1.0), step=1 / 300)[2] == "Anderson bound (seeds all equal)"
-
-
-def test_holm_agrees_with_statsmodels():
-    from statsmodels.stats.multitest import multipletests
-
-    rng = np.random.default_rng(4)
-    for m in (1, 2, 7, 30):
-        p = rng.random(m) ** 3  # many small p-values, some ties after rounding
-        p = np.round(p, 3)
-        assert stats.holm(p) == pytest.approx(multipletests(p, method="holm")[1], abs=1e-12)
 
 
 # --------------------------------------------------------------------------- every argument pinned
@@ -577,30 +370,6 @@ def test_small_helpers_at_their_edges():
     assert len(stats.level_pairs(list("abcde"))) == 10 and len(stats.level_pairs([True, False, 1, 2, 3])) == 10
     assert stats.seeds_to_reach(0.5) == 2 and stats.seeds_to_reach(0.05) == 6 and stats.seeds_to_reach(1.0) == 1
     assert stats.reachable_p(1) == 1.0 and stats.reachable_p(3) == 0.25
-
-
-def test_metric_values_and_resolution():
-    df = pd.DataFrame({"status": ["ok", "ok", "diverged", "OK", "ok"], "final_train_acc": [0.95, 0.949, np.nan, 1.0, np.nan],
-                       "test_acc": [0.7, np.nan, np.nan, 0.9, 0.6], "test_correct": [210, 150, np.nan, 270, 180],
-                       "test_total": [300, 300, 300, 300, 300]})  # fmt: skip
-    assert list(stats.metric_values(df, "converged")) == [1.0, 0.0, 0.0, 1.0, 0.0]
-    assert list(stats.metric_values(df, "converged", {"converged_threshold": 0.949})) == [1.0, 1.0, 0.0, 1.0, 0.0]
-    assert list(stats.metric_values(df, "test_acc")) == [0.7, 0.5, 0.5, 0.9, 0.6]
-    assert list(stats.metric_values(df, "final_train_acc")) == [0.95, 0.949, 0.5, 1.0, 0.5]
-    assert stats.metric_values(df, "converged").dtype == float
-    with pytest.raises(ValueError, match="unknown metric 'loss' \\(one of test_acc, converged, final_train_acc\\)"):
-        stats.metric_values(df, "loss")
-    assert stats.resolution(df, "test_acc") == 1 / 300 and stats.resolution(df, "converged") == 1.0
-    assert stats.resolution(df, "final_train_acc") == 0.0
-    assert stats.resolution(df.assign(test_total=[300, 600, np.nan, 0, 300])) == 1 / 600
-    assert stats.resolution(df.drop(columns="test_total")) == 0.0
-    assert stats.resolution(df.assign(test_total=np.nan)) == 0.0
-    no_status = df.drop(columns="status")
-    assert list(stats.converged_mask(no_status, 0.95)) == [True, False, False, True, False]
-    assert not stats.is_diverged(no_status).any() and list(stats.is_diverged(df)) == [False, False, True, False, False]
-    assert list(stats.quantize([0.1234, -0.0049], 0.01)) == pytest.approx([0.12, -0.0]) and stats.quantize([0.1234], 0)[0] == 0.1234
-    ids, means, counts = stats.seed_means([2, 1, 2, 1, 3], [0.5, 0.1, 0.7, np.nan, 0.2])
-    assert list(ids) == [1, 2, 3] and list(means) == pytest.approx([0.1, 0.6, 0.2]) and list(counts) == [1, 2, 1]
 
 
 def _oracle_main_effects(summary, factors, cfg, seed):
@@ -754,14 +523,6 @@ def test_pairing_is_a_merge_on_the_keys(kind):
         assert unmatched == want[3], trial
 
 
-def test_run_counts_fill_missing_totals_and_counts():
-    df = pd.DataFrame({"test_acc": [0.5, 0.75, np.nan, np.nan], "test_correct": [150, np.nan, np.nan, 90],
-                       "test_total": [300, 200, np.nan, np.nan], "n_test": [150, 100, 50, 60]})  # fmt: skip
-    correct, total = stats.run_counts(df)
-    assert list(total) == [300, 200, 100, 120] and list(correct) == [150, 150, 50, 90]
-    assert list(stats.run_counts(df.drop(columns=["test_correct"]))[0]) == [150, 150, 50, 60]  # NaN accuracy: chance
-
-
 def test_each_cells_bootstrap_sees_its_runs_in_their_order():
     # three interleaved cells of 300 runs: the cell table's bootstrap must resample each cell's
     # values in run order (a stable split), as bootstrap_mean_ci of the cells in run order does
@@ -775,27 +536,6 @@ def test_each_cells_bootstrap_sees_its_runs_in_their_order():
     table = stats.cell_table(df, ["f"], cfg, seed=2)
     in_order = stats.bootstrap_mean_ci([df.loc[df["f"] == lev, "test_acc"].to_numpy() for lev in "abc"], 0.95, 200, seed=2)
     assert list(table["boot_lo"]) == list(in_order[0]) and list(table["boot_hi"]) == list(in_order[1])
-
-
-def test_seed_variance_survives_a_singular_fit():
-    """A full factorial run's summary (half its runs exactly at chance) on which statsmodels' default
-    optimizer meets a singular matrix: the next optimizer fits it, the method says which, and at this
-    boundary (no seed variance) the residual variance is ordinary least squares' residual mean square."""
-    from statsmodels.regression.mixed_linear_model import MixedLM
-
-    summary = pd.read_csv(Path(__file__).parent / "fixtures" / "mixedlm_singular.csv")
-    factors = ["a", "b", "c", "d"]
-    acc = summary["test_acc"].to_numpy()
-    dummies = pd.get_dummies(summary[factors].astype(str), drop_first=True, dtype=float)
-    exog = np.column_stack([np.ones(len(acc)), dummies])
-    with pytest.raises(np.linalg.LinAlgError):
-        MixedLM(acc, exog, groups=summary["seed"]).fit(reml=True)
-    out = stats.seed_variance(summary, factors).iloc[0]
-    assert f"fitted with {stats.MIXEDLM_OPTIMIZERS[1]}" in out["method"]
-    resid = acc - exog @ np.linalg.lstsq(exog, acc, rcond=None)[0]
-    assert 0 <= out["var_seed"] < 1e-9 and out["icc"] < 1e-6
-    assert out["var_residual"] == pytest.approx(resid @ resid / (len(acc) - exog.shape[1]), rel=1e-3)
-    assert out["n_eff"] == pytest.approx(len(acc), rel=1e-4)
 
 
 def _check_main_effects_against_oracle(df, factors, cfg, seed):
@@ -853,7 +593,7 @@ def test_main_effects_when_no_run_differs_and_when_there_are_no_runs():
     assert df["test_acc"].mean() != 0.7
     me = stats.main_effects(df, ["y", "x"], CFG)
     assert list(me["eta_sq"]) == [0.0, 0.0] and list(me["factor"]) == ["y", "x"] and list(me["spread"]) == [0.0, 0.0]
-    assert list(stats.interactions(df, ["x", "y"])["eta_sq"]) == [0.0]
+    assert list(variance.interactions(df, ["x", "y"])["eta_sq"]) == [0.0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no mean of an empty array
         assert stats.main_effects(df.iloc[:0], [], CFG).empty and stats.marginal_means(df.iloc[:0], [], CFG).empty
@@ -888,67 +628,6 @@ def test_cell_table_takes_bootstrap_max_n_and_seed_zero_by_default():
     assert not default[["boot_lo", "boot_hi"]].equals(one[["boot_lo", "boot_hi"]])
 
 
-def test_mde_defaults_to_alpha_five_percent_and_power_eighty():
-    by_hand = (sps.t.ppf(1 - 0.05 / 2, 4) + sps.t.ppf(0.8, 4)) * 0.1 / np.sqrt(5)
-    assert stats.mde(0.1, 5) == pytest.approx(by_hand, rel=1e-12) == stats.mde(0.1, 5, 0.05, 0.8)
-
-
-def test_binomial_intervals_end_exactly_at_zero_and_one():
-    # at k = 0 and k = n the Wilson ends are 0 and 1 exactly (the closed form is off by rounding)
-    n = np.arange(1, 400)
-    for ci in (stats.wilson_ci, stats.clopper_pearson_ci):
-        assert (ci(np.zeros_like(n), n)[0] == 0.0).all() and (ci(n, n)[1] == 1.0).all()
-        assert (ci(n, n)[0] < 1.0).all() and (ci(np.zeros_like(n), n)[1] > 0.0).all()
-
-
-def test_run_counts_without_n_test_take_the_recorded_totals():
-    df = pd.DataFrame({"test_acc": [0.5, np.nan], "test_correct": [150, 30], "test_total": [300, 60]})
-    correct, total = stats.run_counts(df)
-    assert list(total) == [300, 60] and list(correct) == [150, 30]
-
-
-def test_bootstrap_edges_defaults_and_the_t_interval_above_max_n():
-    rng = np.random.default_rng(6)
-    three, four = rng.uniform(0.4, 0.6, 3), rng.uniform(-0.6, -0.4, 4)
-    # the defaults: 95 %, 9999 resamples, seed 0
-    for got, want in zip(stats.bootstrap_mean_ci([three]), stats.bootstrap_mean_ci([three], 0.95, 9999, 0)):
-        assert list(got) == list(want)
-    assert list(stats.bootstrap_mean_ci([three])[0]) != list(stats.bootstrap_mean_ci([three], 0.95, 9999, 1)[0])
-    assert list(stats.bootstrap_mean_ci([three], n_resamples=999)[2]) == ["BCa"]  # BCa from 3 values on
-    # exactly max_n values: still the bootstrap; above: Student's t at the given confidence, then the bounds
-    assert list(stats.bootstrap_mean_ci([three], max_n=3)[2]) == ["BCa"]
-    lo, hi, how = stats.bootstrap_mean_ci([three, four], 0.9, 999, bounds=(-1.0, 1.0), max_n=2)
-    t_lo, t_hi = stats.t_mean_ci([three], 0.9)
-    f_lo, f_hi = stats.t_mean_ci([four], 0.9, bounds=(-1.0, 1.0))
-    assert list(how) == ["t (n > 2)", "t (n > 2)"]
-    assert (lo[0], hi[0], lo[1], hi[1]) == pytest.approx((t_lo[0], t_hi[0], f_lo[0], f_hi[0]), abs=1e-15)
-
-
-def test_sign_flip_test_edges_and_its_permutation_p():
-    assert stats.sign_flip_test([0.0, 0.0]) == (1.0, 0, "sign-flip (no non-zero difference)")
-    assert stats.sign_flip_test([0.1]) == (1.0, 1, "sign-flip exact")
-    rng = np.random.default_rng(12)
-    sixteen = rng.normal(0.01, 0.02, 16)
-    assert stats.sign_flip_test(sixteen)[2] == "sign-flip exact" and stats.sign_flip_test([*sixteen, 0.03])[2] == "sign-flip permutation"
-    # 20 differences: p = (hits + 1) / (B + 1), the hits among B sign patterns drawn from default_rng([seed, n, 11])
-    d = rng.normal(0.005, 0.02, 20)
-    B = 999
-    signs = np.random.default_rng([3, 20, 11]).integers(0, 2, (B, 20)) * 2 - 1
-    hits = int((np.abs(signs @ d) >= abs(d.sum()) - 1e-9 * max(1.0, abs(d.sum()))).sum())
-    assert 0 < hits < B and stats.sign_flip_test(d, 0.0, B, seed=3) == ((hits + 1) / (B + 1), 20, "sign-flip permutation")
-    assert stats.sign_flip_test(np.full(20, 0.01), 0.0, B)[0] == 1 / (B + 1)
-
-
-@pytest.mark.parametrize("n", [2, 5])
-def test_bootstrap_is_scipys_at_the_given_confidence(n):
-    x = np.random.default_rng(n).uniform(0.3, 0.7, n)
-    lo, hi, how = stats.bootstrap_mean_ci([x], 0.9, 999, seed=4)
-    ref = sps.bootstrap((x,), np.mean, confidence_level=0.9, n_resamples=999, method="BCa" if n >= 3 else "percentile",
-                        rng=np.random.default_rng([4, n]))  # fmt: skip
-    assert (lo[0], hi[0]) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high), rel=1e-12)
-    assert how[0] == ("BCa" if n >= 3 else "percentile")
-
-
 def test_sorted_levels_numbers_in_numeric_order_text_as_text():
     assert stats.sorted_levels(["10", "2", "1", "2"]) == ["1", "2", "10"]  # numbers written as text: numeric order
     assert stats.sorted_levels([1.0, 1, 0.5]) == [0.5, 1.0] and stats.sorted_levels(["b", 1, "a", None]) == [1, "a", "b"]
@@ -965,3 +644,125 @@ def test_paired_comparisons_of_equal_differences_and_of_two_seeds():
     two = make_summary({"norm": ["post", "pre"]}, range(2), lambda c, s: 0.6 + (0.1 + 0.05 * s) * (c["norm"] == "pre"))
     row = stats.paired_comparisons(two, ["norm"], dict(CFG, alpha=0.6)).iloc[0]
     assert row["note"] == "" and np.isfinite(row["ci_lo"]) and np.isfinite(row["mde"])
+
+
+def _summary(levels: dict, seeds, acc_fn, total=300) -> pd.DataFrame:
+    rows = []
+    for combo in itertools.product(*levels.values()):
+        cell = dict(zip(levels, combo))
+        for s in seeds:
+            correct = round(acc_fn(cell, s) * total)
+            rows.append(dict(seed=s, **cell, status="ok", final_train_acc=1.0, test_correct=correct,
+                             test_total=total, test_acc=correct / total, n_test=total // 2))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_cell_table_rows_in_sorted_order_with_int_counts_and_the_given_confidence():
+    rng = np.random.default_rng(3)
+    df = _summary({"norm": ["pre", "post"], "heads": [4, 1]}, range(4), lambda c, s: 0.6 + rng.normal(0, 0.05))
+    table = stats.cell_table(df, ["norm", "heads"], {"confidence": 0.9, "n_resamples": 99})
+    assert list(zip(table["norm"], table["heads"])) == [("post", 1), ("post", 4), ("pre", 1), ("pre", 4)]
+    for col in ["n", "n_ok", "n_diverged", "n_imputed", "pooled_correct", "pooled_total"]:
+        assert table[col].dtype == np.int64, col
+    lo, hi = stats.wilson_ci(table["pooled_correct"], table["pooled_total"], 0.9)
+    assert list(table["testset_lo"]) == list(lo) and list(table["testset_hi"]) == list(hi)
+    assert (stats.wilson_ci(table["pooled_correct"], table["pooled_total"])[0] < lo).all()  # 95 % is wider
+    # without a seed column each run is its own seed
+    bare = stats.cell_table(df.drop(columns="seed"), ["norm"], {"n_resamples": 99})
+    assert list(bare["n"]) == [8, 8] and bare["ci_method"].str.startswith("skew-corrected t").all()
+
+
+def test_cell_table_seed_means_within_half_a_test_step_are_ties():
+    # norm cells hold two runs (heads 1 and 2) per seed; every seed's mean is 30/300 except seed 0's,
+    # (30 + 31) / 600: half a step of 1/300 above, a tie at the resolution, so every seed counts as equal
+    def acc(c, s):
+        return (31 if (s == 0 and c["heads"] == 2) else 30) / 300
+
+    df = _summary({"norm": ["post", "pre"], "heads": [1, 2]}, range(5), acc)
+    row = stats.cell_table(df, ["norm"], {"n_resamples": 99}).iloc[0]
+    assert row["ci_method"] == "Anderson bound (seeds all equal)"
+    lo, hi = stats.anderson_ci(np.full(5, 0.1))
+    assert (row["ci_lo"], row["ci_hi"]) == (lo[0], hi[0])
+
+
+def test_default_seeds_and_confidence_are_those_documented():
+    rng = np.random.default_rng(9)
+    df = _summary({"x": ["a", "b", "c"]}, range(5), lambda c, s: 0.6 + 0.05 * (c["x"] == "b") + rng.normal(0, 0.03))
+    cfg = {"n_resamples": 199}
+    for fn in (stats.main_effects, stats.marginal_means, stats.paired_comparisons, stats.cell_table):
+        pd.testing.assert_frame_equal(fn(df, ["x"], cfg), fn(df, ["x"], cfg, seed=0))
+    assert not stats.main_effects(df, ["x"], cfg).equals(stats.main_effects(df, ["x"], cfg, seed=1))
+    x = rng.uniform(0.5, 0.9, (3, 6))
+    for got, want in ((stats.anderson_ci(x), stats.anderson_ci(x, 0.95, (0.0, 1.0))),
+                      (stats.mean_cis(x), stats.mean_cis(x, 0.95, (0.0, 1.0), 0.0)),
+                      (stats.t_mean_ci(x), stats.t_mean_ci(x, 0.95, (0.0, 1.0))),
+                      (stats.skew_t_ci(x), stats.skew_t_ci(x, 0.95)),
+                      (stats.tango_ci([1, 3], [2, 0], 6), stats.tango_ci([1, 3], [2, 0], 6, 0.95))):  # fmt: skip
+        for g, w in zip(got, want):
+            assert list(g) == list(w)
+    d = rng.normal(0.01, 0.02, 20)
+    assert stats.sign_flip_test(d) == stats.sign_flip_test(d, 0.0, 9999, 0) != stats.sign_flip_test(d, 0.0, 9999, 1)
+    assert stats.sign_flip_test(d)[0] * 10000 == pytest.approx(round(stats.sign_flip_test(d)[0] * 10000))
+
+
+def test_paired_comparisons_of_equal_differences_have_no_mde():
+    # every seed gains exactly 32/256 (binary fractions: their mean is exact, their sd exactly 0),
+    # so there is no detectable-difference estimate (NaN, not 0)
+    df = _summary({"norm": ["post", "pre"]}, range(7), lambda c, s: (150 + s + 32 * (c["norm"] == "pre")) / 256, 256)
+    row = stats.paired_comparisons(df, ["norm"], {"n_resamples": 99}).iloc[0]
+    assert row["n_seeds"] == 7 and row["note"] == "" and np.isnan(row["mde"])
+
+
+def test_pairing_refuses_runs_sharing_a_key_whatever_their_values():
+    df = _summary({"norm": ["post", "pre"], "heads": [1, 2]}, range(2), lambda c, s: 0.6 + 0.1 * (c["heads"] == 2))
+    with pytest.raises(ValueError, match=r"^4 runs at norm='post' share seed"):
+        stats.pair_runs(df, "norm", "post", "pre", ["norm"])
+
+
+def test_sorted_levels_break_numeric_ties_by_text():
+    assert stats.sorted_levels(["1.0", "1", "0.5"]) == ["0.5", "1", "1.0"]
+    assert stats.sorted_levels(["1", "1.0"]) == ["1", "1.0"]
+
+
+def test_empty_marginal_means_have_their_columns():
+    df = _summary({"x": ["a", "b"]}, range(3), lambda c, s: 0.6)
+    assert list(stats.marginal_means(df.iloc[:0], [], {"n_resamples": 99}).columns) == stats.MARGINAL_COLUMNS
+    assert list(variance.interactions(df, ["x"]).columns) == variance.INTERACTION_COLUMNS
+
+
+def test_marginal_means_of_a_one_level_factor_use_the_test_step():
+    # x has one level (one cell); a setting left out of the factors (z) gives each seed two runs, so
+    # seed means fall on half steps, which the interval rounds to the test step 1/300
+    units = {0: (30, 31), 1: (31, 31), 2: (32, 33), 3: (30, 30), 4: (33, 34)}
+    df = pd.DataFrame([dict(seed=s, x="a", z=i, status="ok", test_total=300, test_correct=k, test_acc=k / 300)
+                       for s, ks in units.items() for i, k in enumerate(ks)])  # fmt: skip
+    row = stats.marginal_means(df, ["x"], {"n_resamples": 99}).iloc[0]
+    means = df.groupby("seed")["test_acc"].mean().to_numpy()
+    lo, hi, how = stats.mean_ci(stats.quantize(means, 1 / 300), 0.95, (0.0, 1.0), 1 / 300)
+    assert (row["ci_lo"], row["ci_hi"], row["ci_method"]) == (lo, hi, how)
+    assert (lo, hi) != stats.mean_ci(stats.quantize(means, 1 / 600), 0.95, (0.0, 1.0), 1 / 600)[:2]
+
+
+def test_paired_comparisons_draw_their_permutations_from_seed_zero_by_default():
+    # 20 seeds: the sign-flip test samples sign patterns, so the seed matters
+    rng = np.random.default_rng(10)
+    df = _summary({"x": ["a", "b"]}, range(20), lambda c, s: 0.6 + 0.01 * (c["x"] == "b") + rng.normal(0, 0.03))
+    cfg = {"n_resamples": 199}
+    out = stats.paired_comparisons(df, ["x"], cfg)
+    assert out["test"].iloc[0] == "sign-flip permutation"
+    pd.testing.assert_frame_equal(out, stats.paired_comparisons(df, ["x"], cfg, seed=0))
+    assert out["p_value"].iloc[0] != stats.paired_comparisons(df, ["x"], cfg, seed=1)["p_value"].iloc[0]
+
+
+def test_paired_comparisons_of_equal_inexact_differences_have_no_mde_and_no_effect_size():
+    # every seed gains exactly 30 of 300 test items (0.1, not a binary fraction): numpy's sd of seven
+    # 0.1s can come out a rounding error above 0, yet the differences have no spread at all, so there
+    # is no detectable-difference estimate and no d_z (NaN, as for binary fractions)
+    df = _summary({"norm": ["post", "pre"]}, range(7), lambda c, s: 0.6 + 0.01 * s + 0.1 * (c["norm"] == "pre"))
+    va = df[df["norm"] == "post"]["test_acc"].to_numpy()
+    vb = df[df["norm"] == "pre"]["test_acc"].to_numpy()
+    d = stats.quantize(vb - va, 1 / 300)
+    assert np.ptp(d) == 0 and d[0] == 0.1
+    row = stats.paired_comparisons(df, ["norm"], {"n_resamples": 99}).iloc[0]
+    assert row["n_seeds"] == 7 and row["note"] == "" and row["mean_diff"] == pytest.approx(0.1)
+    assert np.isnan(row["mde"]) and np.isnan(row["effect_size"])

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import aggregate, analyze
 from . import claims as CL
 from . import io, outputs
 from . import settings as S
@@ -33,20 +34,13 @@ from . import sequential as Q
 from . import stats
 from . import units as U
 from .config import Run, Study, _same_value, check_claims, format_value
+# the workflow and the plan read a study's design as ablation.adaptive's too
+from .design import potential_runs, seed_sequence, settings  # noqa: F401
 
 STATES = ("resolved", "max_seeds", "unreachable", "open", "fixed design", "exact")
 ROUND_CLAIM_COLUMNS = [
     "round", "id", "kind", "inference", "n_seeds", "p_sup", "p_con", "p_family", "verdict", "state", "next_seeds",
 ]  # fmt: skip
-
-
-def settings(raw_study: dict) -> dict | None:
-    """The study's ``adaptive`` block with the schema's defaults filled in, or None (fixed design)."""
-    block = raw_study.get("adaptive")
-    if block is None:
-        return None
-    spec = S.schema()["definitions"]["study"]["properties"]["adaptive"]["properties"]
-    return {key: block.get(key, prop["default"]) for key, prop in spec.items()}
 
 
 def check(study: Study, adaptive: dict) -> None:
@@ -57,22 +51,10 @@ def check(study: Study, adaptive: dict) -> None:
         )
 
 
-def seed_sequence(study: Study, max_seeds: int) -> list[int]:
-    """The study's seeds, then max(seeds) + 1, + 2, ... up to ``max_seeds`` seeds: the order in
-    which seeds arrive (and in which the e-processes read them)."""
-    seeds = sorted(study.seeds)
-    return seeds + list(range(seeds[-1] + 1, seeds[-1] + 1 + max(0, max_seeds - len(seeds))))
-
-
 def make_run(study: Study, combo: dict, seed: int) -> Run:
     """The run of a combination and a seed, exactly as ``Study.runs`` names and hashes it."""
     one = {name: [combo[name]] for name in study.factor_names}
     return Study(study.name, study.description, study.fixed, one, [seed], []).runs()[0]
-
-
-def potential_runs(study: Study, max_seeds: int) -> list[Run]:
-    """Every run an adaptive study may train: each combination at each of its ``max_seeds`` seeds."""
-    return Study(study.name, study.description, study.fixed, study.factors, seed_sequence(study, max_seeds), []).runs()
 
 
 def round_runs(study: Study, max_seeds: int) -> list[Run]:
@@ -229,8 +211,6 @@ def read_round_runs(paths) -> list[dict]:
 def summary_of(study: Study, index: list[dict], store: Path) -> pd.DataFrame:
     """The study's summary table of the runs in ``index`` (as the summarize rule writes it, typed
     as the claims rule reads it)."""
-    from . import aggregate, analyze  # noqa: PLC0415
-
     rows, header = aggregate.aggregate(study.name, study.factor_names, index, store)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "summary.csv"
@@ -312,8 +292,6 @@ def main(argv=None) -> int:
     spec = json.loads(args.spec_json)
     if args.command == "tables":
         study = Study.from_dict(spec["study"])
-        from . import analyze  # noqa: PLC0415
-
         summary = analyze.read_table(args.summary, study.factor_names)
         tables = {
             "adaptive_rounds": rounds_table(args.rounds),

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import io, outputs
-from . import stats
+from . import io, outputs, stats, variance
 
 
 def read_table(path: Path, factors: list[str]) -> pd.DataFrame:
@@ -35,8 +34,8 @@ def analyze(summary, factors, cfg, seed: int = 0) -> dict[str, pd.DataFrame]:
         "comparisons": stats.paired_comparisons(summary, factors, cfg, seed=seed),
         "stability": stats.stability_table(summary, factors, cfg),
         "main_effects": stats.main_effects(summary, factors, cfg, seed=seed),
-        "seed_variance": stats.seed_variance(summary, factors),
-        "interaction_effects": stats.interactions(summary, factors),
+        "seed_variance": variance.seed_variance(summary, factors),
+        "interaction_effects": variance.interactions(summary, factors),
     }
 
 

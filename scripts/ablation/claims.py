@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
+from . import analyze, io
 from . import seedtests as T
 from . import sequential as Q
 from . import stats
@@ -462,8 +463,6 @@ def evaluate_claims(claims, summary: pd.DataFrame, init_grads: pd.DataFrame | No
 
 def main(argv=None) -> int:
     """Evaluate every claim of the config; write one study's rows."""
-    from . import analyze, io  # noqa: PLC0415 (analyze imports this module)
-
     ap = argparse.ArgumentParser(description="Verdicts of every claim of the config, Holm over each family.")
     ap.add_argument("--family-json", required=True, help="stats settings and, per study, factors and claims")
     ap.add_argument("--summaries", required=True, nargs="+", type=Path, help="summary.csv of each study, in order")

@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import io
+from .config import load
 from .store import STORE
 
 SUMMARY_KEEP = ("run_id", "hash", "test_acc", "status", "params_sha256")
@@ -205,8 +206,6 @@ def results_dir(config: Path | None) -> Path:
     """The results folder of ``config`` (``<outdir>/results``)."""
     if config is None:
         raise CompareError("give the results folder, or --config CONFIG to use that config's")
-    from .config import load
-
     return Path(load(config).outdir) / "results"
 
 

@@ -35,7 +35,6 @@ import sys
 import time
 
 ENV_VAR = "ABLATION_FORK_SERVER"
-LAUNCHER_VAR = "ABLATION_LAUNCHER"  # set to "fork-server" in a forked child: launcher() reads it
 _LEN = struct.Struct("!I")
 _STARTED = b"+"  # sent by a forked child before anything else: from then on the client must not fall back
 _START_TIMEOUT_S = 30.0  # how long start() waits for the server to listen
@@ -82,13 +81,8 @@ def server_address() -> str | None:
     return None if value in ("", "0") else value
 
 
-def launcher() -> str:
-    """How this training process was started: "fork-server" (a child of the server) or "process"."""
-    return os.environ.get(LAUNCHER_VAR, "process")
-
-
 def _train_here(argv: list[str]) -> int:
-    from ablation import train
+    from ablation import train  # torch: imported only where training runs, never by a client the server serves
 
     return train.main(argv)
 
@@ -126,6 +120,8 @@ def _child(conn: socket.socket, request: dict, fds: list[int], target: str) -> i
     import importlib
     import threading
     import traceback
+
+    from ablation.provenance import LAUNCHER_VAR  # imports torch: the server has, before it forked; a client never does
 
     conn.sendall(_STARTED)
 
@@ -175,7 +171,7 @@ def serve(address: str, parent: int | None = None, target: str = "ablation.train
 
     import torch  # noqa: F401  (the point: imported once, before any fork; no torch operation runs here)
 
-    from ablation import settings
+    from ablation import settings  # the schema, parsed once below and inherited by every child
 
     importlib.import_module(target)
     settings.schema()  # parsed once, inherited by every child

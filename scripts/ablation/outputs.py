@@ -306,6 +306,11 @@ GLOSSARY = {
 }
 
 
+def table(name: str) -> Output:
+    """The table declared as ``name`` (a study's or an adaptive study's): where its file is, what it says."""
+    return next(t for t in (*TABLES, *ADAPTIVE_TABLES) if t.name == name)
+
+
 def full_glossary() -> dict[str, str]:
     """GLOSSARY, then every run setting (a column of summary.csv and of the per-cell tables) with its
     description from the config schema, where it is declared."""

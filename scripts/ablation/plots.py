@@ -298,7 +298,7 @@ def grad_norms_init(d: StudyData, path: Path) -> None:
 
 
 def positional_encoding_figure(seq_len: int, d_model: int, path: Path) -> None:
-    from .model import reference_encoding
+    from .model import reference_encoding  # torch: imported only for this one figure
 
     name, pe = reference_encoding(seq_len, d_model)
     fig, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")

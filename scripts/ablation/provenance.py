@@ -17,7 +17,9 @@ import sys
 import numpy as np
 import torch
 
-from . import PACKAGE_DIR, REPO_DIR, forkserver, git_state
+from . import PACKAGE_DIR, REPO_DIR, git_state
+
+LAUNCHER_VAR = "ABLATION_LAUNCHER"  # "fork-server" in a child of ablation.forkserver: launcher() reads it
 
 
 def code_files() -> list:
@@ -46,6 +48,11 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def launcher() -> str:
+    """How this training process was started: "fork-server" (a child of the fork server) or "process"."""
+    return os.environ.get(LAUNCHER_VAR, "process")
+
+
 def utc_now_iso() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
@@ -68,7 +75,7 @@ def collect(settings, started_at: str, duration_seconds: float, device: str) -> 
         "torch": torch.__version__,
         "numpy": np.__version__,
         "device": device,
-        "launcher": forkserver.launcher(),
+        "launcher": launcher(),
         "torch_num_threads": torch.get_num_threads(),
         "torch_num_interop_threads": torch.get_num_interop_threads(),
         "cpu_capability": cpu_capability,

@@ -249,7 +249,7 @@ def largest_effects(results: Path, studies: list[str], alpha: float, k: int = LA
     seeds come from, where an interval of the mean over a few bound-touching seeds says little."""
     rows = []
     for name in studies:
-        path = results / name / "tables" / "comparisons.csv"
+        path = results / name / outputs.table("comparisons").file
         if path.is_file():
             df = pd.read_csv(path, dtype={"level_a": str, "level_b": str})
             rows += [r | {"study": name} for r in df.to_dict("records") if not _isnan(r.get("mean_diff"))]
@@ -277,7 +277,7 @@ def resolved_config(study) -> str:
 
 
 def figure_entries(results: Path, name: str) -> list[dict]:
-    from .plots import empty_reason
+    from .plots import empty_reason  # matplotlib: imported only when a report lists figures
 
     out = []
     for fig in outputs.FIGURES:
@@ -290,7 +290,7 @@ def figure_entries(results: Path, name: str) -> list[dict]:
 
 
 def study_section(results: Path, name: str, study, stats_cfg: dict, interactive: Interactive) -> dict:
-    summary = pd.read_csv(results / name / "summary.csv", dtype={"run_id": str})
+    summary = pd.read_csv(results / name / outputs.table("summary").file, dtype={"run_id": str})
     keep = {f: str for f in study.factor_names}
     tables = {t.name: pd.read_csv(results / name / t.file, dtype=keep) for t in outputs.TABLES
               if t.name not in ("summary", "claims") and (results / name / t.file).is_file()}  # fmt: skip
@@ -339,7 +339,7 @@ def run_counts(results: Path, studies: list[str], cfg) -> dict:
     study."""
     n = failed = diverged = expected = added = 0
     for name in studies:
-        summary = pd.read_csv(results / name / "summary.csv", dtype={"run_id": str})
+        summary = pd.read_csv(results / name / outputs.table("summary").file, dtype={"run_id": str})
         planned = len(list(cfg.study(name).runs()))
         n += len(summary)
         expected += planned
@@ -377,7 +377,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
     specs = {c["id"]: c for name in studies for c in cfg.study(name).claims}
     claims = []
     for name in studies:
-        path = results / name / "tables" / "claims.csv"
+        path = results / name / outputs.table("claims").file
         if path.is_file():
             df = pd.read_csv(path)
             df.insert(0, "study", name)

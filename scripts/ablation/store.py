@@ -28,6 +28,7 @@ from pathlib import Path
 from . import io
 from . import settings as S
 from .config import ConfigError, Study, format_value, load
+from .design import potential_runs, settings
 
 STORE = Path("results/runs")
 RUN_FILES = ("metrics.csv", "curve.csv", "init_grads.csv", "settings.json", "provenance.json")
@@ -94,8 +95,6 @@ def study_from_json(text: str) -> Study:
 def referenced(config_paths: list) -> set[str]:
     """The hashes of every run of every study of the given configs (an adaptive study's: every run
     its rounds may train)."""
-    from .adaptive import potential_runs, settings  # noqa: PLC0415 (adaptive imports the claims code)
-
     hashes = set()
     for path in config_paths:
         cfg = load(path)

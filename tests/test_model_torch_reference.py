@@ -1,39 +1,14 @@
-"""Exact behaviour of the data and the models, stated so that small bugs fail (benchmarks/mutation.md).
-
-- the order task's data are fixed bits: existing results stay identical;
-- each model equals the same computation written with torch's own modules, with every weight
-  (LayerNorm and biases included) drawn at random, so that no default value hides a bug;
-- bad arguments name themselves.
+"""Each model equals the same computation written with torch's own modules, with every weight (LayerNorm
+and biases included) drawn at random, so that no default value hides a bug; the sinusoidal table is its
+float64 formula rounded once; bad arguments name themselves.
 """
-
-import hashlib
 
 import pytest
 import torch
 import torch.nn as nn
 
-from ablation.data import make_order_data
 from ablation.model import EncoderBlock, build_model, sinusoidal_encoding
 from ablation.settings import Settings
-
-# sha256 of X_train, y_train, X_test, y_test of the default settings' data (float32 bytes, in that order)
-DEFAULT_DATA_SHA256 = "bd4bfac59226e25f41f95fd2033f2a1ba5f4daa8842b8965eae2c60c3419f443"
-
-
-def test_the_default_data_are_the_recorded_bits():
-    d = make_order_data(Settings())
-    h = hashlib.sha256()
-    for t in (d.X_train, d.y_train, d.X_test, d.y_test):
-        h.update(t.numpy().tobytes())
-    assert h.hexdigest() == DEFAULT_DATA_SHA256
-
-
-def test_two_positions_are_enough_and_one_is_refused():
-    d = make_order_data(Settings(seq_len=2, n_train=40, n_test=10))
-    assert d.X_train.shape == (40, 2, 16)
-    assert set(d.y_train.tolist()) == {0.0, 1.0}  # both orders occur
-    with pytest.raises(ValueError, match="seq_len must be at least 2 to hold both markers, got 1"):
-        make_order_data(Settings(seq_len=1))
 
 
 def test_sinusoidal_encoding_is_the_float64_formula_rounded_once():

@@ -1,0 +1,102 @@
+"""The package as a maintainer meets it: modules in layers with no import circle, and files short
+enough to hold one idea.
+
+The layering is declared once, in the docstring of scripts/ablation/__init__.py (a module per line,
+lowest first); these tests read it from there.
+"""
+
+import ast
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import ablation
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = Path(ablation.__file__).resolve().parent
+MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
+
+
+def declared_order() -> list[str]:
+    """The modules as the package's docstring lists them: one per indented line, name first."""
+    doc = ast.get_docstring(ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8")))
+    return re.findall(r"^ {4}([a-z_]+) {2,}\S", doc, flags=re.MULTILINE)
+
+
+def package_imports(module: str) -> list[tuple[int, str]]:
+    """(line, module) for every import of a package module in ``module``'s source, at its top or
+    inside a function: ``from . import x``, ``from .x import y``, ``from ablation import x``,
+    ``from ablation.x import y``, ``import ablation.x``. Names of the package's root (paths, git
+    helpers) are not modules and are left out."""
+    found = []
+    for node in ast.walk(ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))):
+        names = []
+        if isinstance(node, ast.ImportFrom):
+            dotted = node.module or ""
+            if node.level == 1 or dotted == "ablation":
+                names = [dotted] if dotted and node.level else [a.name for a in node.names]
+            elif dotted.startswith("ablation."):
+                names = [dotted.split(".")[1]]
+        elif isinstance(node, ast.Import):
+            names = [a.name.split(".")[1] for a in node.names if a.name.startswith("ablation.")]
+        found += [(node.lineno, name) for name in names if name in MODULES]
+    return found
+
+
+def test_the_docstring_declares_every_module_of_the_package_once():
+    order = declared_order()
+    assert len(order) == len(set(order)), f"declared twice: {sorted({m for m in order if order.count(m) > 1})}"
+    assert sorted(order) == MODULES, (
+        f"not declared: {sorted(set(MODULES) - set(order))}; declared but no such module: {sorted(set(order) - set(MODULES))}"
+    )
+
+
+def test_each_module_imports_only_modules_below_it_in_the_declared_order():
+    """Every import counts, also one inside a function: an import circle needs one import that goes
+    up the order, wherever it stands, so none can be dodged by moving it into a function."""
+    rank = {m: i for i, m in enumerate(declared_order())}
+    upward = [
+        f"{module}.py:{line} imports {imported}, declared above it"
+        for module in MODULES
+        for line, imported in package_imports(module)
+        if rank[imported] >= rank[module]
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def test_the_order_check_reads_imports_inside_functions_too():
+    # forkserver imports train only where a job trains in the client's own process
+    assert "train" in {name for _, name in package_imports("forkserver")}
+
+
+def _import_alone(module: str) -> tuple[str, int, str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", f"import ablation.{module}"], capture_output=True, text=True,
+                          cwd=REPO, env=env, timeout=300, check=False)  # fmt: skip
+    return module, proc.returncode, proc.stderr[-2000:]
+
+
+def test_every_module_imports_in_a_fresh_interpreter_of_its_own():
+    """Imported first and alone, each module finds every module it needs fully initialised: what a
+    circle of imports breaks for the module through which the circle is entered."""
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        results = list(pool.map(_import_alone, MODULES))
+    failed = [f"ablation.{module}: exit {rc}\n{err}" for module, rc, err in results if rc != 0]
+    assert not failed, "\n".join(failed)
+
+
+def test_no_file_of_code_under_scripts_or_benchmarks_is_longer_than_the_limit():
+    """``make -s long-files`` lists them (machine-written JSON is data, not code, and is not listed)."""
+    proc = subprocess.run(["make", "-s", "long-files"], cwd=REPO, capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "", f"files over the limit (lines, path):\n{proc.stdout}"
+
+
+def test_a_studys_design_reads_the_same_through_adaptive():
+    """The workflow (common.smk) and the plan read a study's design as ablation.adaptive's."""
+    from ablation import adaptive, design
+
+    assert (adaptive.settings, adaptive.potential_runs, adaptive.seed_sequence) == (
+        design.settings, design.potential_runs, design.seed_sequence)
