@@ -8,10 +8,12 @@ tests/test_package_layout.py holds the code to this order.
     workspace     a scratch copy of the project to run Snakemake in
     settings      the settings of one run, the schema, the run's hash
     outputs       every figure and table of a study, declared once
+    validation    the schema's strict validator and its one-line errors
+    data          the tasks' registry and the order task
+    model         the models and the registries of their variants
+    plugins       the user's plugin modules: their variants and tasks checked, their code hashed
     config        the configuration, validated and expanded into studies and runs
     design        a study's design: its adaptive block, the order of its seeds, every run it may train
-    data          the order task
-    model         the models and the registries of their variants
     checks        the lesson's implementation checks
     provenance    where a run came from, and how its process was started
     train         one training run

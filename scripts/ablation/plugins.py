@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 
 from . import settings as S
+from .validation import _schema_error_line_at, _validator
 
 REGISTRY_SETTINGS = ("pos_enc", "attn_mask", "norm", "task")
 _OWNER: dict[tuple[str, str], str] = {}  # (setting, name) -> the plugin that registered it
@@ -130,8 +131,6 @@ def resolve(study: str, fixed: dict, factors: dict, origin, plugins: list) -> tu
 def _task_settings(study: str, where: str, tasks: list, given: dict) -> dict:
     """``given`` checked against the settings each of the study's tasks declares; with one task, its
     defaults filled in (a setting given at its default is the same run as one left out)."""
-    from .config import _schema_error_line_at, _validator  # noqa: PLC0415  (config imports this module)
-
     for name in tasks:
         declared = registries()["task"][name].settings
         if given and not declared:
