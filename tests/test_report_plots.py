@@ -71,3 +71,13 @@ def test_the_positional_encoding_is_a_seaborn_heatmap_with_its_scale(drawn, tmp_
     fig, _ = drawn[0]
     assert any(ax.get_label() == "<colorbar>" for ax in fig.axes)
     assert fig.axes[0].collections, "no heatmap mesh"
+
+
+def test_one_summary_draws_one_accuracy_figure_byte_for_byte(tmp_path):
+    """The dots' jitter is seeded: re-drawing a study's figure from the same summary gives the same
+    file, so a refactor that changes no result changes no figure either."""
+    np.random.seed(12345)  # whatever state the process is in
+    plots.accuracy_by_factor(_data(), tmp_path / "a.png")
+    np.random.seed(54321)
+    plots.accuracy_by_factor(_data(), tmp_path / "b.png")
+    assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()

@@ -127,6 +127,8 @@ def accuracy_by_factor(d: StudyData, path: Path) -> None:
         plot = df.assign(**{factor: df[factor].astype(str)})
         if this_hue:
             plot[this_hue] = plot[this_hue].astype(str)
+        # seaborn jitters the dots with numpy's global generator: seeded, one summary draws one figure
+        np.random.seed(0)
         sns.stripplot(
             data=plot, x=factor, y="test_acc", hue=this_hue, order=order, hue_order=hue_order,
             dodge=bool(this_hue), alpha=0.45, size=3.5, jitter=0.25, palette=PALETTE if this_hue else None,
