@@ -9,8 +9,9 @@ import torch.nn.functional as F
 
 from ablation.model import (
     ATTENTION_MASKS, NORMS, POSITIONAL_ENCODINGS, EncoderBlock, MultiHeadSelfAttention, NoPositionalEncoding,
-    OrderClassifier, TinyAttnClassifier, _registrar, build_model, reference_encoding, sinusoidal_encoding,
+    OrderClassifier, TinyAttnClassifier, build_model, reference_encoding, sinusoidal_encoding,
 )  # fmt: skip
+from ablation.registry import registrar
 from ablation.settings import Settings
 
 
@@ -125,7 +126,7 @@ def test_every_positional_encoding_passes_its_arguments_up_the_class_chain():
 
 def test_a_registrar_maps_each_name_to_its_class_and_refuses_a_second_one():
     registry = {}
-    register = _registrar(registry, "toy variant")
+    register = registrar(registry, "toy variant")
 
     class A:
         pass

@@ -9,6 +9,7 @@ tests/test_package_layout.py holds the code to this order.
     settings      the settings of one run, the schema, the run's hash
     outputs       every figure and table of a study, declared once
     validation    the schema's strict validator and its one-line errors
+    registry      named classes registered by a class decorator (variants, tasks)
     data          the tasks' registry and the order task
     model         the models and the registries of their variants
     plugins       the user's plugin modules: their variants and tasks checked, their code hashed

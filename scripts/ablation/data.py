@@ -30,21 +30,15 @@ import dataclasses
 import numpy as np
 import torch
 
+from .registry import registrar
+
 DATA_SETTINGS = ("seq_len", "d_model", "n_train", "n_test", "noise")
 
 TASKS: dict[str, type] = {}
 
 
-def task(name: str):
-    """A class decorator: ``@task("order")`` registers the class under "order"."""
-
-    def register(cls):
-        if name in TASKS:
-            raise ValueError(f"task {name!r} is registered twice")
-        TASKS[name] = cls
-        return cls
-
-    return register
+task = registrar(TASKS, "task")
+"""A class decorator: ``@task("order")`` registers the class under "order"."""
 
 
 @dataclasses.dataclass(frozen=True)

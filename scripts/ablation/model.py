@@ -28,29 +28,16 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .registry import registrar
+
 POSITIONAL_ENCODINGS: dict[str, type[nn.Module]] = {}
 ATTENTION_MASKS: dict[str, type] = {}
 NORMS: dict[str, type] = {}
 
 
-def _registrar(registry: dict, kind: str):
-    """A class decorator factory: ``@positional_encoding("rope")`` registers the class under "rope"."""
-
-    def named(name: str):
-        def register(cls):
-            if name in registry:
-                raise ValueError(f"{kind} {name!r} is registered twice")
-            registry[name] = cls
-            return cls
-
-        return register
-
-    return named
-
-
-positional_encoding = _registrar(POSITIONAL_ENCODINGS, "positional encoding")
-attention_mask = _registrar(ATTENTION_MASKS, "attention mask")
-norm_placement = _registrar(NORMS, "norm placement")
+positional_encoding = registrar(POSITIONAL_ENCODINGS, "positional encoding")
+attention_mask = registrar(ATTENTION_MASKS, "attention mask")
+norm_placement = registrar(NORMS, "norm placement")
 
 
 def lookup(registry: dict, name: str, setting: str):
