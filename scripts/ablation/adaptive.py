@@ -4,7 +4,8 @@ A study with ``adaptive: {max_seeds, batch}`` first trains its ``seeds``. Each r
 evaluates its claims with the anytime-valid rule of ``ablation.sequential`` (at Holm over the
 study's claims: ``evaluate``) and gives every claim that is still INCONCLUSIVE, and can still resolve within
 ``max_seeds`` seeds, its next ``batch`` seeds, in exactly the cells it reads (its ``where`` and,
-for a comparison, the two levels it compares). A claim stops when it resolves (``resolved``), when
+for a comparison, the two levels it compares). A claim stops when it resolves with a verdict that survives leaving out any one seed
+(``resolved``; one that does not, ``fragile``, keeps getting seeds), when
 it has ``max_seeds`` seeds (``max_seeds``), or when even the most favourable further seeds could
 not decide it (``unreachable``). ``grad_trend`` claims have no bounded statistic and no rounds
 (``fixed design``). Seeds continue the study's list: max(seeds) + 1, + 2, ... in order, so the
@@ -29,6 +30,7 @@ import pandas as pd
 from . import aggregate, analyze
 from . import claims as CL
 from . import io, outputs
+from .outputs import ROBUST
 from . import settings as S
 from . import sequential as Q
 from . import stats
@@ -37,7 +39,7 @@ from .config import Run, Study, _same_value, check_claims, format_value
 # the workflow and the plan read a study's design as ablation.adaptive's too
 from .design import potential_runs, seed_sequence, settings  # noqa: F401
 
-STATES = ("resolved", "max_seeds", "unreachable", "open", "fixed design", "exact")
+STATES = ("resolved", "fragile", "max_seeds", "unreachable", "open", "fixed design", "exact")
 ROUND_CLAIM_COLUMNS = [
     "round", "id", "kind", "inference", "n_seeds", "p_sup", "p_con", "p_family", "verdict", "state", "next_seeds",
 ]  # fmt: skip
@@ -139,7 +141,8 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
         if r is None:
             continue
         if row["verdict"] != "INCONCLUSIVE":
-            row["state"] = "resolved"
+            fragile = r.n < adaptive["max_seeds"] and _robustness(claims[i], summary, r, holm[i], cfg, design, factors) < ROBUST
+            row["state"] = "fragile" if fragile else "resolved"
         elif r.n >= adaptive["max_seeds"]:
             row["state"] = "max_seeds"
         elif not CL.reachable(claims[i], summary, factors, cfg, design, level=alpha / undecided):
@@ -147,6 +150,19 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
         else:
             row["state"] = "open"
     return rows
+
+
+def _robustness(claim: dict, summary: pd.DataFrame, r, holm: tuple, cfg: dict, design: dict, factors: list) -> float:
+    """The share of leave-one-seed-out evaluations that keep the claim's verdict, at its Holm step
+    (as the claims table computes it): a verdict that one seed carries keeps getting seeds."""
+    factor, floor, _ = holm
+    verdict = CL.decided(r.p_sup, r.p_con, factor, floor, cfg["alpha"])
+    same = []
+    for seed in r.seeds:
+        without = summary[summary["seed"].astype(str) != str(seed)]
+        t = CL.claim_test(claim, without, None, factors, cfg, design)
+        same.append(CL.decided(t.p_sup, t.p_con, factor, floor, cfg["alpha"]) == verdict)
+    return float(np.mean(same)) if same else 1.0
 
 
 def _holm_positions(tested: dict, family_size) -> dict:
@@ -171,7 +187,7 @@ def plan_round(study: Study, summary: pd.DataFrame, trained: set, stats_cfg: dic
     new: dict[str, Run] = {}
     for r in rows:
         r["next_seeds"] = []
-        if r["state"] != "open":
+        if r["state"] not in ("open", "fragile"):
             continue
         cells = claim_cells(r["claim"], study)
         complete = [s for s in sequence if all(make_run(study, combo, s).hash in trained for combo in cells)]

@@ -115,8 +115,8 @@ ADAPTIVE_TABLES = (
     Output(
         "adaptive_rounds", "tables/adaptive_rounds.csv",
         "Every round of the adaptive study: each claim's seeds so far, its anytime-valid p-values (p_sup, p_con; "
-        "p_family: Holm-adjusted over the claim's family), verdict, state (open, resolved, max_seeds, unreachable "
-        "or fixed design) and the seeds it asked for next; a claim's last row says why it stopped.",
+        "p_family: Holm-adjusted over the claim's family), verdict, state (open, resolved, fragile, max_seeds, "
+        "unreachable or fixed design) and the seeds it asked for next; a claim's last row says why it stopped.",
         "Adaptive rounds",
     ),
     Output(
@@ -282,7 +282,7 @@ GLOSSARY = {
     "p_sup": "Anytime-valid p-value for SUPPORTED (1 / the largest betting capital so far).",
     "p_con": "Anytime-valid p-value for CONTRADICTED (1 / the largest betting capital so far).",
     "p_family": "The smaller p, Holm-adjusted over the study's claims (Bonferroni over a config-wide family): the round's verdict needs it <= alpha.",
-    "state": "open (gets more seeds), resolved, max_seeds, unreachable (no further seeds could decide it), "
+    "state": "open (gets more seeds), resolved, fragile (decided, but not without one of its seeds: gets more seeds), max_seeds, unreachable (no further seeds could decide it), "
     "fixed design, or exact (checked on every run, no rounds).",
     "next_seeds": "The seeds the claim asked for in the next round (none once it stopped).",
     "cell": "The combination of the other factors a claim's values come from.",
