@@ -153,15 +153,13 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
 
 
 def _robustness(claim: dict, summary: pd.DataFrame, r, holm: tuple, cfg: dict, design: dict, factors: list) -> float:
-    """The share of leave-one-seed-out evaluations that keep the claim's verdict, at its Holm step
-    (as the claims table computes it): a verdict that one seed carries keeps getting seeds."""
+    """The share of leave-one-seed-out evaluations that keep the claim's verdict at its Holm step,
+    by the claims table's own rule (``claims._evaluate``): a verdict that one seed carries keeps
+    getting seeds."""
     factor, floor, _ = holm
     verdict = CL.decided(r.p_sup, r.p_con, factor, floor, cfg["alpha"])
-    same = []
-    for seed in r.seeds:
-        without = summary[summary["seed"].astype(str) != str(seed)]
-        t = CL.claim_test(claim, without, None, factors, cfg, design)
-        same.append(CL.decided(t.p_sup, t.p_con, factor, floor, cfg["alpha"]) == verdict)
+    same = [CL._evaluate(claim, CL._without(summary, seed), None, factors, cfg, design, factor, floor)[0] == verdict
+            for seed in r.seeds]  # fmt: skip
     return float(np.mean(same)) if same else 1.0
 
 
