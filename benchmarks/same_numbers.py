@@ -33,12 +33,13 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 TESTS = ["tests/test_claims.py", "tests/test_measures.py", "tests/test_intervals.py", "tests/test_significance.py",
          "tests/test_stats.py", "tests/test_holm_tables.py", "tests/test_sequential.py"]  # fmt: skip
-WATCHED = {"stats": ["mean_cis", "tango_ci", "skew_t_ci", "anderson_ci", "clopper_pearson_ci", "_pair_frame", "pair_runs", "paired_comparisons"],
-           "claims": ["evaluate_family"]}  # fmt: skip
+WATCHED = {"intervals": ["mean_cis", "tango_ci", "skew_t_ci", "anderson_ci", "clopper_pearson_ci"],
+           "stats": ["_pair_frame", "pair_runs", "paired_comparisons"], "claims": ["evaluate_family"]}  # fmt: skip
 
 # A pytest plugin (written to a temporary folder, put on PYTHONPATH): wraps each WATCHED function of
-# the package the tests import, under every name the statistics modules hold it by (stats reads the
-# intervals as its own names), and pickles its results to $SAME_NUMBERS_OUT when the session ends.
+# the package the tests import, under every name the statistics modules hold it by (stats imports the
+# intervals it uses by name; a commit before the split holds them in stats), and pickles its results to
+# $SAME_NUMBERS_OUT when the session ends.
 PLUGIN = f"""
 import atexit, importlib, os, pickle
 RECORD = {{}}
@@ -49,9 +50,8 @@ for home in ("measures", "intervals", "significance", "variance", "stats", "unit
     except ImportError:  # a commit before that module
         pass
 for module, names in {WATCHED!r}.items():
-    mod = importlib.import_module("ablation." + module)
     for name in names:
-        original = getattr(mod, name)
+        original = next(getattr(home, name) for home in HOMES if hasattr(home, name))
         def wrapped(*a, _f=original, _key=module + "." + name, **k):
             out = _f(*a, **k)
             RECORD.setdefault(_key, []).append(pickle.dumps(out))

@@ -26,7 +26,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
 
-from ablation import adaptive, analyze, claims, config  # noqa: E402 (the package lives under scripts/)
+from ablation import analyze, claims, config, design  # noqa: E402 (the package lives under scripts/)
 
 OLD_PROGRAM = """
 import json, sys
@@ -90,7 +90,7 @@ def main(argv=None) -> int:
                analyze.read_table(Path(s["init_grads"]), s["factors"]), s["factors"]) for s in covered]  # fmt: skip
     designs = {}
     for s in covered:
-        block = adaptive.settings(cfg.raw["studies"][s["name"]])
+        block = design.settings(cfg.raw["studies"][s["name"]])
         if block:
             designs[s["name"]] = {"seeds": list(cfg.studies[s["name"]].seeds), **block}
     new = claims.evaluate_family(family, cfg.stats, adaptive=designs)

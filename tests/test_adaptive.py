@@ -10,6 +10,7 @@ import pytest
 
 from ablation import adaptive as A
 from ablation import config as C
+from ablation import design
 from ablation import seedtests as T
 from ablation.config import Study
 
@@ -164,7 +165,7 @@ def test_grad_trend_keeps_the_fixed_design():
 def test_seed_sequence_and_potential_runs():
     study = make_study([], seeds=[3, 0, 7])
     assert A.seed_sequence(study, 6) == [0, 3, 7, 8, 9, 10]
-    runs = A.potential_runs(study, 6)
+    runs = design.potential_runs(study, 6)
     assert len(runs) == 4 * 6 and len({r.hash for r in runs}) == 24
     assert A.make_run(study, {"norm": "pre", "warmup": 100}, 9).hash in {r.hash for r in runs}
     assert {r.hash for r in study.runs()} <= {r.hash for r in runs}
@@ -177,8 +178,8 @@ def raw_config(adaptive):
 
 def test_schema_validates_the_block():
     C.validate(raw_config({"max_seeds": 10, "batch": 2}))
-    assert A.settings({"adaptive": {}}) == {"max_seeds": 40, "batch": 5}
-    assert A.settings({}) is None
+    assert design.settings({"adaptive": {}}) == {"max_seeds": 40, "batch": 5}
+    assert design.settings({}) is None
     with pytest.raises(C.ConfigError, match="batch"):
         C.validate(raw_config({"max_seeds": 10, "batch": 0}))
     with pytest.raises(C.ConfigError, match="adaptive"):
@@ -192,7 +193,7 @@ def test_claims_of_an_adaptive_study_use_the_anytime_valid_rule():
     says so); a fixed study's the fixed-design ones; grad_trend reads only the first seeds."""
     from ablation import claims as CL
     from ablation import sequential as Q
-    from ablation import stats
+    from ablation import measures
 
     study = make_study([BETTER], seeds=range(10))
     extra = [A.make_run(study, combo, s) for combo in A.claim_cells(BETTER, study) for s in range(10, 20)]
@@ -202,7 +203,7 @@ def test_claims_of_an_adaptive_study_use_the_anytime_valid_rule():
     adaptive = CL.evaluate_family([("depth", [BETTER], summary, None, study.factor_names)], STATS,
                                   adaptive={"depth": design})  # fmt: skip
     claim = C.check_claims([BETTER], study.factor_names, list(summary.columns))[0]
-    [cell] = A.claim_cells_of(claim, summary, study.factor_names, stats.resolve_cfg(STATS))
+    [cell] = A.claim_cells_of(claim, summary, study.factor_names, measures.resolve_cfg(STATS))
     cond = CL.conditions(claim)[0]
     counted = cond.counted(cell)
     sure, possible = cond.sure(cell.lo, cell.hi), cond.possible(cell.lo, cell.hi)
@@ -238,7 +239,7 @@ def default_study(name):
     from ablation import config as ablation_config
 
     cfg = ablation_config.load("config/config.yaml")
-    return cfg, cfg.studies[name], A.settings(cfg.raw["studies"][name])
+    return cfg, cfg.studies[name], design.settings(cfg.raw["studies"][name])
 
 
 def accuracy_runs(study, runs, correct) -> pd.DataFrame:

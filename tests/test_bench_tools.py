@@ -289,13 +289,13 @@ def test_same_numbers_tells_a_changed_number_from_none(tmp_path):
     cmd = [sys.executable, str(BENCH / "same_numbers.py"), "HEAD", str(probe)]
     # (mean_ci calls mean_cis, which calls skew_t_ci: both are watched)
     for shift, rc, last in (("0.0", 0, "same numbers"), ("1e-12", 1, "2 calls differ")):
-        probe.write_text("from pathlib import Path\n\nfrom ablation import stats\n\n\n"
+        probe.write_text("from pathlib import Path\n\nfrom ablation import intervals\n\n\n"
                          "def test_probe():\n"
                          f"    shift = {shift} if Path.cwd() == Path({str(REPO)!r}) else 0.0\n"
-                         "    stats.mean_ci([0.5, 0.75 + shift, 0.8])\n")  # fmt: skip
+                         "    intervals.mean_ci([0.5, 0.75 + shift, 0.8])\n")  # fmt: skip
         done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
         assert done.returncode == rc, done.stdout + done.stderr
         assert done.stdout.splitlines()[-1] == last
         differ = int(shift != "0.0")
-        assert f"stats.mean_cis: 1 calls compared, 1 at HEAD and 1 now; {differ} differ" in done.stdout
-        assert f"stats.skew_t_ci: 1 calls compared, 1 at HEAD and 1 now; {differ} differ" in done.stdout
+        assert f"intervals.mean_cis: 1 calls compared, 1 at HEAD and 1 now; {differ} differ" in done.stdout
+        assert f"intervals.skew_t_ci: 1 calls compared, 1 at HEAD and 1 now; {differ} differ" in done.stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pandas as pd
@@ -12,7 +13,8 @@ from scipy import stats as sps
 from ablation import claims as C
 from ablation import units as U
 
-CFG = {"confidence": 0.95, "n_resamples": 999, "converged_threshold": 0.95, "alpha": 0.05}
+ALPHA = 0.05
+CFG = {"confidence": 0.95, "n_resamples": 999, "converged_threshold": 0.95, "alpha": ALPHA}
 FACTORS = ["pos_enc", "norm"]
 LEVELS = {"pos_enc": ["none", "sinusoidal"], "norm": ["post", "pre"]}
 SETTINGS = ["arch", "pos_enc", "heads", "depth", "norm", "d_model", "seq_len"]
@@ -387,6 +389,23 @@ def test_at_least_three_verdicts_by_the_share_of_seeds():
     # half the seeds learn the task, half fail at chance: the typical seed is undecided
     v, row = verdict(c, study(lambda cell, s: 1.0 if s % 2 else 0.5))
     assert v == "INCONCLUSIVE" and "4 of 8 seeds reached 97 %" in row["evidence"]
+
+
+def test_an_undecided_row_says_how_many_more_seeds_would_decide_it_and_that_many_do():
+    c = claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97)
+    half = lambda cell, s: 1.0 if s % 2 else 0.5  # noqa: E731 (seeds 0-7: half learn)
+    v, row = verdict(c, study(half))
+    need = {verdict_: int(k) for k, verdict_ in re.findall(r"at least (\d+) more seed\(s\) per cell, [^;]*?for (\w+)", row["evidence"])}
+    assert v == "INCONCLUSIVE" and set(need) == {"SUPPORTED", "CONTRADICTED"}, row["evidence"]
+    # the exact binomial test over 8 + k seeds, 4 + k of them meeting the claim (SUPPORTED: every cell);
+    # 4 of 8 + k (CONTRADICTED: one of the two cells, Bonferroni)
+    assert need["SUPPORTED"] == next(k for k in range(1, 100) if sps.binom.sf(3 + k, 8 + k, 0.5) <= ALPHA)
+    assert need["CONTRADICTED"] == next(k for k in range(1, 100) if 2 * sps.binom.cdf(4, 8 + k, 0.5) <= ALPHA)
+    for target, value in (("SUPPORTED", 1.0), ("CONTRADICTED", 0.5)):
+        k = need[target]
+        more = lambda cell, s, k_=k, v_=value: half(cell, s) if s < 8 else v_  # noqa: E731
+        assert verdict(c, study(more, seeds=range(8 + k)))[0] == target
+        assert verdict(c, study(more, seeds=range(8 + k - 1)))[0] == "INCONCLUSIVE"
 
 
 def test_a_mixture_with_a_few_failing_seeds_still_shows_the_typical_seed():

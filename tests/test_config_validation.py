@@ -652,9 +652,9 @@ def test_every_kind_of_claim_is_accepted_with_its_defaults_filled_in():
 
 
 def test_the_schemas_metrics_are_those_the_statistics_compute():
-    from ablation import stats
+    from ablation import measures
 
-    assert S.schema()["definitions"]["claim"]["properties"]["metric"]["enum"] == list(stats.METRICS)
+    assert S.schema()["definitions"]["claim"]["properties"]["metric"]["enum"] == list(measures.METRICS)
 
 
 def test_the_schema_lists_of_bounded_length_have_a_fixed_length():

@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import ablation
@@ -72,20 +71,40 @@ def test_the_order_check_reads_imports_inside_functions_too():
     assert "train" in {name for _, name in package_imports("forkserver")}
 
 
-def _import_alone(module: str) -> tuple[str, int, str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run([sys.executable, "-c", f"import ablation.{module}"], capture_output=True, text=True,
-                          cwd=REPO, env=env, timeout=300, check=False)  # fmt: skip
-    return module, proc.returncode, proc.stderr[-2000:]
+# One interpreter imports each module first and alone: before each, every module of the package is
+# dropped from sys.modules (torch, numpy and the rest stay loaded, which no circle depends on).
+IMPORT_EACH_ALONE = """
+import importlib, sys, traceback
+failed = []
+for module in sys.argv[1:]:
+    for name in [n for n in sys.modules if n == "ablation" or n.startswith("ablation.")]:
+        del sys.modules[name]
+    try:
+        importlib.import_module("ablation." + module)
+    except Exception:
+        failed.append("ablation." + module + ":\\n" + traceback.format_exc()[-2000:])
+sys.exit("\\n".join(failed) or None)
+"""
 
 
-def test_every_module_imports_in_a_fresh_interpreter_of_its_own():
+def test_every_module_imports_first_and_alone():
     """Imported first and alone, each module finds every module it needs fully initialised: what a
     circle of imports breaks for the module through which the circle is entered."""
-    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
-        results = list(pool.map(_import_alone, MODULES))
-    failed = [f"ablation.{module}: exit {rc}\n{err}" for module, rc, err in results if rc != 0]
-    assert not failed, "\n".join(failed)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", IMPORT_EACH_ALONE, *MODULES], capture_output=True, text=True,
+                          cwd=REPO, env=env, timeout=600, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_importing_each_module_alone_finds_a_planted_circle(tmp_path):
+    (tmp_path / "ablation").mkdir()
+    (tmp_path / "ablation" / "__init__.py").write_text("")
+    (tmp_path / "ablation" / "low.py").write_text("from .high import y\nx = 1\n")
+    (tmp_path / "ablation" / "high.py").write_text("from .low import x\ny = 2\n")
+    proc = subprocess.run([sys.executable, "-c", IMPORT_EACH_ALONE, "low", "high"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=60, check=False)  # fmt: skip
+    assert proc.returncode == 1
+    assert "ablation.low:" in proc.stderr and "ablation.high:" in proc.stderr and "partially initialized" in proc.stderr
 
 
 def test_no_file_of_code_under_scripts_or_benchmarks_is_longer_than_the_limit():
@@ -93,10 +112,3 @@ def test_no_file_of_code_under_scripts_or_benchmarks_is_longer_than_the_limit():
     proc = subprocess.run(["make", "-s", "long-files"], cwd=REPO, capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "", f"files over the limit (lines, path):\n{proc.stdout}"
 
-
-def test_a_studys_design_reads_the_same_through_adaptive():
-    """The workflow (common.smk) and the plan read a study's design as ablation.adaptive's."""
-    from ablation import adaptive, design
-
-    assert (adaptive.settings, adaptive.potential_runs, adaptive.seed_sequence) == (
-        design.settings, design.potential_runs, design.seed_sequence)

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from ablation import adaptive, data, model, plugins
+from ablation import data, design, model, plugins
 from ablation import config as C
 from ablation.settings import from_json
 from ablation.store import study_from_json, study_json
@@ -90,7 +90,7 @@ def test_every_process_that_rebuilds_a_study_from_its_json_finds_the_same_runs(p
     study = config({"factors": {"pos_enc": ["none", "tilt"], "task": ["order", "first_sign"]}}).studies["s"]
     again = study_from_json(study_json(study))  # the index job's study
     assert [(r.run_id, r.hash) for r in again.runs()] == [(r.run_id, r.hash) for r in study.runs()]
-    assert [r.hash for r in adaptive.potential_runs(study, 2)] == [r.hash for r in study.runs()]  # the rounds'
+    assert [r.hash for r in design.potential_runs(study, 2)] == [r.hash for r in study.runs()]  # the rounds'
 
 
 def test_task_settings_are_checked_filled_with_defaults_and_part_of_the_runs_identity(plugin):

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ablation import stats
+from ablation import intervals
 from ablation import config as C
 from ablation import outputs, report
 from conftest import REPO
@@ -74,7 +74,7 @@ def test_largest_effects_show_the_seeds_that_move_their_way_and_the_range(smoke)
 def test_an_effect_every_seed_shows_gets_the_exact_interval_of_its_share():
     # the lesson's effect: +50 pp in each of 5 seeds; the share of seeds moving up is 5 of 5, with
     # the Clopper-Pearson interval of 5 of 5, whatever an interval of the mean would say
-    lo, hi = stats.direction_share_ci(5, 0, 0.95)
+    lo, hi = intervals.direction_share_ci(5, 0, 0.95)
     assert (lo, hi) == pytest.approx((0.025 ** (1 / 5), 1.0))
     row = {"n_up": 5, "n_down": 0, "share_lo": lo, "share_hi": hi}
     assert report.direction_text(row) == "5 of 5 up (48-100 %)"

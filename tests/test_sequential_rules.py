@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from ablation import sequential as Q
-from ablation import stats
+from ablation import intervals
 
 ALPHA = 0.05
 BETTER = {"kind": "better"}
@@ -352,7 +352,7 @@ def reference_naive(claim, X, schedule, alpha):
     for x in X:
         v, u = "INCONCLUSIVE", schedule[-1]
         for n in schedule:
-            lo, hi, _ = stats.mean_ci(x[:n], 1 - alpha, bounds)
+            lo, hi, _ = intervals.mean_ci(x[:n], 1 - alpha, bounds)
             if lo_b == hi_b:
                 sup, con = lo > lo_b, hi < lo_b
             else:
@@ -379,7 +379,7 @@ def test_naive_rounds_follow_the_fixed_design_rule():
 def test_naive_interval_touching_a_boundary_decides_nothing():
     # strict inequalities: an interval end exactly on the boundary is not beyond it
     x = np.array([[0.55, 0.61, 0.58, 0.7, 0.52, 0.66]])
-    lo, hi, _ = stats.mean_cis(x, 1 - ALPHA, Q.MEAN_BOUNDS)
+    lo, hi, _ = intervals.mean_cis(x, 1 - ALPHA, Q.MEAN_BOUNDS)
     for threshold in (lo[0], hi[0]):
         verdict, _ = Q.run_naive({"kind": "at_least", "threshold": threshold}, x, [6], ALPHA)
         assert verdict.tolist() == ["INCONCLUSIVE"]
@@ -395,13 +395,13 @@ def test_naive_band_ends_are_inside_the_band():
     # (lo >= -margin, hi <= margin) and touches it from outside without being wholly outside
     d = np.array([[-0.3, 0.1, -0.05, 0.2, -0.15, 0.05]])
     for x, end in ((d, 0), (-d, 1)):
-        ci = stats.mean_cis(x, 1 - ALPHA, Q.PAIRED_BOUNDS)[:2]
+        ci = intervals.mean_cis(x, 1 - ALPHA, Q.PAIRED_BOUNDS)[:2]
         lo, hi = ci[0][0], ci[1][0]
         assert lo < 0 < hi and (-lo >= hi if end == 0 else hi >= -lo)
         verdict, _ = Q.run_naive({"kind": "equivalent", "margin": abs(ci[end][0])}, x, [6], ALPHA)
         assert verdict.tolist() == ["SUPPORTED"]
     x = np.array([[-0.5, -0.4, -0.6, -0.45, -0.55, -0.35]])
-    hi = stats.mean_cis(x, 1 - ALPHA, Q.PAIRED_BOUNDS)[1][0]
+    hi = intervals.mean_cis(x, 1 - ALPHA, Q.PAIRED_BOUNDS)[1][0]
     assert hi < 0
     verdict, _ = Q.run_naive({"kind": "equivalent", "margin": -hi}, x, [6], ALPHA)
     assert verdict.tolist() == ["INCONCLUSIVE"]

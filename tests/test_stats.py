@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from ablation import stats, variance
+from ablation import intervals, measures, settings, significance, stats, variance
 
 CFG = {"confidence": 0.95, "n_resamples": 999, "converged_threshold": 0.95, "alpha": 0.05}
 
@@ -228,12 +228,12 @@ def test_paired_zero_one_differences_get_tango():
     # ten seeds, each converged at both levels: the difference is 0 at every seed, and the
     # interval is Tango's [-0.278, 0.278], not [0, 0] (and not Anderson's [-0.41, 0.41] for a
     # continuous difference)
-    lo, hi, how = stats.mean_ci(np.zeros(10), bounds=(-1.0, 1.0), step=1.0)
+    lo, hi, how = intervals.mean_ci(np.zeros(10), bounds=(-1.0, 1.0), step=1.0)
     assert how == "Tango score over seeds (paired 0/1)" and (lo, hi) == pytest.approx((-0.2775, 0.2775), abs=1e-4)
-    lo, hi, how = stats.mean_ci([1, 0, 0, -1, 1, 1, 0, 0], bounds=(-1.0, 1.0), step=1.0)
-    assert how == "Tango score over seeds (paired 0/1)" and (lo, hi) == pytest.approx([float(v) for v in stats.tango_ci(3, 1, 8)], abs=1e-12)
+    lo, hi, how = intervals.mean_ci([1, 0, 0, -1, 1, 1, 0, 0], bounds=(-1.0, 1.0), step=1.0)
+    assert how == "Tango score over seeds (paired 0/1)" and (lo, hi) == pytest.approx([float(v) for v in intervals.tango_ci(3, 1, 8)], abs=1e-12)
     # the same values at an accuracy's resolution are a continuous difference: Anderson / t
-    assert stats.mean_ci(np.zeros(10), bounds=(-1.0, 1.0), step=1 / 300)[2] == "Anderson bound (seeds all equal)"
+    assert intervals.mean_ci(np.zeros(10), bounds=(-1.0, 1.0), step=1 / 300)[2] == "Anderson bound (seeds all equal)"
 
 
 # --------------------------------------------------------------------------- every argument pinned
@@ -246,24 +246,24 @@ ODD_CFG = {"confidence": 0.9, "n_resamples": 300, "converged_threshold": 0.9, "a
 
 def _oracle_paired(summary, factors, cfg, seed=0):
     """paired_comparisons by its definition, with pandas."""
-    acc = stats.run_accuracy(summary)[0]
+    acc = measures.run_accuracy(summary)[0]
     step = 1 / summary["test_total"].max()
     rows = []
     for f in factors:
         others = ["seed"] + [g for g in factors if g != f]
-        for a, b in stats.level_pairs(stats.sorted_levels(summary[f])):
+        for a, b in stats.level_pairs(settings.sorted_levels(summary[f])):
             left = summary.assign(v=acc)[summary[f] == a][others + ["v"]]
             right = summary.assign(v=acc)[summary[f] == b][others + ["v"]]
             m = left.merge(right, on=others, suffixes=("_a", "_b"))
             per_seed = (m["v_b"] - m["v_a"]).groupby(m["seed"]).agg(["mean", "size"])
             dstep = step / per_seed["size"].max() if len(per_seed) else 0.0
             d = np.round(per_seed["mean"].to_numpy() / dstep) * dstep if len(per_seed) else np.array([])
-            lo, hi, how = stats.mean_ci(d, cfg["confidence"], (-1.0, 1.0), dstep)
-            p, nz, test = stats.sign_flip_test(d, dstep, cfg["n_resamples"], seed) if len(d) else (np.nan, 0, "none")
+            lo, hi, how = intervals.mean_ci(d, cfg["confidence"], (-1.0, 1.0), dstep)
+            p, nz, test = significance.sign_flip_test(d, dstep, cfg["n_resamples"], seed) if len(d) else (np.nan, 0, "none")
             rows.append(dict(factor=f, level_a=a, level_b=b, n_pairs=len(m), n_seeds=len(d), ci_lo=lo, ci_hi=hi,
                              ci_method=how, p_value=p, test=test, unmatched=len(left) + len(right) - 2 * len(m),
-                             mean_diff=d.mean() if len(d) else np.nan, effect=stats.cohen_dz(d),
-                             min_p=stats.reachable_p(nz) if len(d) else np.nan,
+                             mean_diff=d.mean() if len(d) else np.nan, effect=significance.cohen_dz(d),
+                             min_p=significance.reachable_p(nz) if len(d) else np.nan,
                              sd=d.std(ddof=1) if len(d) >= 2 else np.nan))  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -291,7 +291,7 @@ def _odd_design():
 def test_paired_comparisons_follow_their_definition(cfg):
     df = _odd_design()
     out = stats.paired_comparisons(df, ["norm", "heads"], cfg, seed=5)
-    ref = _oracle_paired(df, ["norm", "heads"], stats.resolve_cfg(cfg), seed=5)
+    ref = _oracle_paired(df, ["norm", "heads"], measures.resolve_cfg(cfg), seed=5)
     assert list(out.columns) == stats.PAIRED_COLUMNS and len(out) == len(ref) == 1 + 4  # heads: 5 levels, neighbours
     assert list(zip(out["level_a"], out["level_b"])) == list(zip(ref["level_a"], ref["level_b"]))
     for col in ("n_pairs", "n_seeds", "test"):
@@ -301,10 +301,10 @@ def test_paired_comparisons_follow_their_definition(cfg):
         np.testing.assert_allclose(out[col].astype(float), ref[rcol].astype(float), rtol=1e-12, atol=1e-15, err_msg=col)
     assert list(out["ci_method"]) == list(ref["ci_method"])
     assert (out["test"] == "sign-flip permutation").sum() >= 1  # 20 seeds: the random-sign branch
-    p_holm = stats.holm(ref["p_value"])
+    p_holm = significance.holm(ref["p_value"])
     np.testing.assert_allclose(out["p_holm"], p_holm, rtol=1e-12)
-    assert list(out["significant"]) == list(p_holm < stats.resolve_cfg(cfg)["alpha"])
-    alpha = stats.resolve_cfg(cfg)["alpha"]
+    assert list(out["significant"]) == list(p_holm < measures.resolve_cfg(cfg)["alpha"])
+    alpha = measures.resolve_cfg(cfg)["alpha"]
     strictest = alpha / len(ref)
     for r, o in zip(ref.itertuples(), out.itertuples()):
         note = []
@@ -314,7 +314,7 @@ def test_paired_comparisons_follow_their_definition(cfg):
             note.append(f"unreachable: min p {r.min_p:.4g} > alpha {alpha:g} with {r.n_seeds} seeds")
             assert np.isnan(o.mde)
         else:
-            assert o.mde == pytest.approx(stats.mde(r.sd, r.n_seeds, strictest), rel=1e-12)
+            assert o.mde == pytest.approx(significance.mde(r.sd, r.n_seeds, strictest), rel=1e-12)
         if r.unmatched:
             note.append(f"{r.unmatched} runs without a partner")
         assert o.note == "; ".join(note)
@@ -344,7 +344,7 @@ def test_significant_is_strictly_below_alpha_and_mde_uses_the_strictest_holm_lev
     assert above["significant"] and above["note"] == ""
     d = df[df["norm"] == "pre"]["test_acc"].to_numpy() - df[df["norm"] == "post"]["test_acc"].to_numpy()
     sd = np.std(d, ddof=1)
-    assert above["mde"] == pytest.approx(stats.mde(sd, 7, 0.02), rel=1e-3)
+    assert above["mde"] == pytest.approx(significance.mde(sd, 7, 0.02), rel=1e-3)
     # min p exactly alpha: reachable (the note fires only above alpha)
     five = make_summary({"norm": ["post", "pre"]}, range(5), lambda c, s: 0.7 + (0.01 + 0.002 * s) * (c["norm"] == "pre"))
     row = stats.paired_comparisons(five, ["norm"], dict(CFG, alpha=0.0625)).iloc[0]
@@ -352,29 +352,29 @@ def test_significant_is_strictly_below_alpha_and_mde_uses_the_strictest_holm_lev
 
 
 def test_small_helpers_at_their_edges():
-    assert list(stats.holm([0.03])) == [0.03] and np.isnan(stats.holm([np.nan])).all()
-    assert stats.holm([]).shape == (0,)
+    assert list(significance.holm([0.03])) == [0.03] and np.isnan(significance.holm([np.nan])).all()
+    assert significance.holm([]).shape == (0,)
     # mde: n = 2 is enough; sd NaN or n < 2 gives NaN
-    assert stats.mde(0.1, 2, 0.05) == pytest.approx((sps.t.ppf(0.975, 1) + sps.t.ppf(0.8, 1)) * 0.1 / np.sqrt(2))
-    assert stats.mde(0.1, 3, 0.01, power=0.9) == pytest.approx((sps.t.ppf(0.995, 2) + sps.t.ppf(0.9, 2)) * 0.1 / np.sqrt(3))
-    assert np.isnan(stats.mde(np.nan, 5)) and np.isnan(stats.mde(0.1, 1))
+    assert significance.mde(0.1, 2, 0.05) == pytest.approx((sps.t.ppf(0.975, 1) + sps.t.ppf(0.8, 1)) * 0.1 / np.sqrt(2))
+    assert significance.mde(0.1, 3, 0.01, power=0.9) == pytest.approx((sps.t.ppf(0.995, 2) + sps.t.ppf(0.9, 2)) * 0.1 / np.sqrt(3))
+    assert np.isnan(significance.mde(np.nan, 5)) and np.isnan(significance.mde(0.1, 1))
     # Cohen's d_z
-    assert stats.cohen_dz([0.1, 0.3]) == pytest.approx(0.2 / np.std([0.1, 0.3], ddof=1))
-    assert stats.cohen_dz([0.0, 0.0, 0.0]) == 0.0 and np.isnan(stats.cohen_dz([0.5, 0.5, 0.5]))
-    assert np.isnan(stats.cohen_dz([0.2])) and np.isnan(stats.cohen_dz([]))
-    assert stats.cohen_dz([1, 2, 3]) == pytest.approx(2.0)
+    assert significance.cohen_dz([0.1, 0.3]) == pytest.approx(0.2 / np.std([0.1, 0.3], ddof=1))
+    assert significance.cohen_dz([0.0, 0.0, 0.0]) == 0.0 and np.isnan(significance.cohen_dz([0.5, 0.5, 0.5]))
+    assert np.isnan(significance.cohen_dz([0.2])) and np.isnan(significance.cohen_dz([]))
+    assert significance.cohen_dz([1, 2, 3]) == pytest.approx(2.0)
     # level pairs: up to 4 levels every pair; 5 numeric levels: neighbours; text or bool: every pair
     assert stats.level_pairs([1, 2, 3, 4]) == list(itertools.combinations([1, 2, 3, 4], 2))
     assert stats.level_pairs([1, 2, 3, 4, 5]) == [(1, 2), (2, 3), (3, 4), (4, 5)]
     assert stats.level_pairs([1.0, 2, np.int64(3), np.float64(4), 5]) == [(1.0, 2), (2, 3), (3, 4.0), (4.0, 5)]
     assert len(stats.level_pairs(list("abcde"))) == 10 and len(stats.level_pairs([True, False, 1, 2, 3])) == 10
-    assert stats.seeds_to_reach(0.5) == 2 and stats.seeds_to_reach(0.05) == 6 and stats.seeds_to_reach(1.0) == 1
-    assert stats.reachable_p(1) == 1.0 and stats.reachable_p(3) == 0.25
+    assert significance.seeds_to_reach(0.5) == 2 and significance.seeds_to_reach(0.05) == 6 and significance.seeds_to_reach(1.0) == 1
+    assert significance.reachable_p(1) == 1.0 and significance.reachable_p(3) == 0.25
 
 
 def _oracle_main_effects(summary, factors, cfg, seed):
     """main_effects and marginal_means by their definitions (one resampling batch: small designs)."""
-    acc = stats.run_accuracy(summary)[0]
+    acc = measures.run_accuracy(summary)[0]
     cells = summary.groupby(factors, sort=True).ngroup().to_numpy()
     n_cells = cells.max() + 1
     seed_ids, seed_code = np.unique(summary["seed"].to_numpy(), return_inverse=True)
@@ -396,7 +396,7 @@ def _oracle_main_effects(summary, factors, cfg, seed):
     a = (1 - cfg["confidence"]) / 2
     step = 1 / summary["test_total"].max() / n_cells
     for f in factors:
-        levels = stats.sorted_levels(summary[f])
+        levels = settings.sorted_levels(summary[f])
         means = np.array([acc[summary[f] == lev].mean() for lev in levels])
         ns = np.array([(summary[f] == lev).sum() for lev in levels])
         with warnings.catch_warnings():
@@ -409,7 +409,7 @@ def _oracle_main_effects(summary, factors, cfg, seed):
         for lev, m, n in zip(levels, means, ns):
             sel = (summary[f] == lev).to_numpy()
             by_seed = pd.Series(acc[sel]).groupby(summary["seed"].to_numpy()[sel]).mean().to_numpy()
-            lo, hi, how = stats.mean_ci(np.round(by_seed / step) * step, cfg["confidence"], (0.0, 1.0), step)
+            lo, hi, how = intervals.mean_ci(np.round(by_seed / step) * step, cfg["confidence"], (0.0, 1.0), step)
             marg.append(dict(factor=f, level=lev, n=n, n_seeds=len(by_seed), mean=m, ci_lo=lo, ci_hi=hi, ci_method=how))
     return rows, pd.DataFrame(marg)
 
@@ -421,7 +421,7 @@ def test_main_effects_and_marginal_means_follow_their_definition(cfg):
     df = make_summary(levels, range(6), lambda c, s: 0.6 + 0.2 * (c["big"] == "on") + 0.02 * c["three"] + 0.01 * s
                       + rng.normal(0, 0.01))  # fmt: skip
     df = df[~((df["big"] == "on") & (df["three"] == 3) & (df["seed"] == 5))].reset_index(drop=True)  # unbalanced
-    ref, ref_marg = _oracle_main_effects(df, list(levels), stats.resolve_cfg(cfg), seed=3)
+    ref, ref_marg = _oracle_main_effects(df, list(levels), measures.resolve_cfg(cfg), seed=3)
     me = stats.main_effects(df, list(levels), cfg, seed=3)
     assert list(me.columns) == stats.MAIN_EFFECT_COLUMNS and list(me["factor"]) == ["big", "three"]
     assert list(me["rank"]) == [1, 2]
@@ -450,15 +450,15 @@ def test_stability_table_follows_its_definition():
     for cfg in (CFG, ODD_CFG):
         out = stats.stability_table(df, ["norm", "heads"], cfg)
         assert list(out.columns) == ["norm", "heads"] + stats.STABILITY_COLUMNS
-        conv = stats.converged_mask(df, cfg["converged_threshold"])
-        div = stats.is_diverged(df)
+        conv = measures.converged_mask(df, cfg["converged_threshold"])
+        div = measures.is_diverged(df)
         for row in out.itertuples():
             sel = ((df["norm"] == row.norm) & (df["heads"] == row.heads)).to_numpy()
             n, k, j = int(sel.sum()), int(conv[sel].sum()), int(div[sel].sum())
             assert (row.n, row.converged, row.diverged) == (n, k, j)
             assert (row.conv_frac, row.div_frac) == (k / n, j / n)
-            assert (row.conv_lo, row.conv_hi) == pytest.approx([float(v) for v in stats.clopper_pearson_ci(k, n, cfg["confidence"])])
-            assert (row.div_lo, row.div_hi) == pytest.approx([float(v) for v in stats.clopper_pearson_ci(j, n, cfg["confidence"])])
+            assert (row.conv_lo, row.conv_hi) == pytest.approx([float(v) for v in intervals.clopper_pearson_ci(k, n, cfg["confidence"])])
+            assert (row.div_lo, row.div_hi) == pytest.approx([float(v) for v in intervals.clopper_pearson_ci(j, n, cfg["confidence"])])
         assert out["n"].dtype.kind == "i" and out["converged"].dtype.kind == "i"
     assert out["diverged"].sum() == 1 and out["converged"].sum() < len(df)
 
@@ -477,7 +477,7 @@ def test_pairing_refuses_duplicates_and_pairs_given_values():
         stats.pair_runs(df, "norm", "post", "pre", ["norm", "seed"])
     with pytest.raises(ValueError, match="factor column\\(s\\) not in summary: depth, width"):
         stats.paired_comparisons(df, ["depth", "width"], CFG)
-    assert stats.seeds_to_reach(0.0625) == 5 and stats.seeds_to_reach(0.06) == 6
+    assert significance.seeds_to_reach(0.0625) == 5 and significance.seeds_to_reach(0.06) == 6
 
 
 def _pairs_by_merge(summary, values, factor, level_a, level_b, factors):
@@ -534,12 +534,12 @@ def test_each_cells_bootstrap_sees_its_runs_in_their_order():
     df["test_acc"] = df["test_correct"] / 300
     cfg = dict(CFG, n_resamples=200)
     table = stats.cell_table(df, ["f"], cfg, seed=2)
-    in_order = stats.bootstrap_mean_ci([df.loc[df["f"] == lev, "test_acc"].to_numpy() for lev in "abc"], 0.95, 200, seed=2)
+    in_order = intervals.bootstrap_mean_ci([df.loc[df["f"] == lev, "test_acc"].to_numpy() for lev in "abc"], 0.95, 200, seed=2)
     assert list(table["boot_lo"]) == list(in_order[0]) and list(table["boot_hi"]) == list(in_order[1])
 
 
 def _check_main_effects_against_oracle(df, factors, cfg, seed):
-    ref, ref_marg = _oracle_main_effects(df, factors, stats.resolve_cfg(cfg), seed)
+    ref, ref_marg = _oracle_main_effects(df, factors, measures.resolve_cfg(cfg), seed)
     me = stats.main_effects(df, factors, cfg, seed=seed)
     for row in me.itertuples():
         r = ref[row.factor]
@@ -559,7 +559,7 @@ def test_seed_bootstrap_in_several_batches_is_the_one_batch_bootstrap():
     rng = np.random.default_rng(4)
     levels = {"a": list(range(250)), "b": ["w", "x", "y", "z"]}
     df = make_summary(levels, range(3), lambda c, s: 0.5 + 0.001 * c["a"] + 0.05 * (c["b"] == "y") + rng.normal(0, 0.02))
-    assert stats._BATCH_ELEMENTS // (4 * 1000) == 500
+    assert measures._BATCH_ELEMENTS // (4 * 1000) == 500
     me, _ = _check_main_effects_against_oracle(df, ["a", "b"], dict(CFG, n_resamples=999), seed=1)
     assert me.set_index("factor").loc["b", "best_level"] == "y"
 
@@ -612,9 +612,9 @@ def test_cell_table_in_any_row_order_without_status_and_over_seeds_not_runs():
     # two runs (heads 1 and 2, same accuracy) per seed in a norm cell: the interval is over the 5 seeds
     by_norm = stats.cell_table(df, ["norm"], CFG).set_index("norm")
     seeds = df[df["norm"] == "pre"].groupby("seed")["test_acc"].mean().to_numpy()
-    lo, hi, how = stats.mean_ci(seeds, 0.95, (0.0, 1.0), 1 / 300)
+    lo, hi, how = intervals.mean_ci(seeds, 0.95, (0.0, 1.0), 1 / 300)
     assert (by_norm.loc["pre", "ci_lo"], by_norm.loc["pre", "ci_hi"]) == pytest.approx((lo, hi), abs=1e-12)
-    assert by_norm.loc["pre", "ci_method"] == how and abs(stats.mean_ci(df[df["norm"] == "pre"]["test_acc"])[0] - lo) > 1e-3
+    assert by_norm.loc["pre", "ci_method"] == how and abs(intervals.mean_ci(df[df["norm"] == "pre"]["test_acc"])[0] - lo) > 1e-3
 
 
 def test_cell_table_takes_bootstrap_max_n_and_seed_zero_by_default():
@@ -629,15 +629,15 @@ def test_cell_table_takes_bootstrap_max_n_and_seed_zero_by_default():
 
 
 def test_sorted_levels_numbers_in_numeric_order_text_as_text():
-    assert stats.sorted_levels(["10", "2", "1", "2"]) == ["1", "2", "10"]  # numbers written as text: numeric order
-    assert stats.sorted_levels([1.0, 1, 0.5]) == [0.5, 1.0] and stats.sorted_levels(["b", 1, "a", None]) == [1, "a", "b"]
+    assert settings.sorted_levels(["10", "2", "1", "2"]) == ["1", "2", "10"]  # numbers written as text: numeric order
+    assert settings.sorted_levels([1.0, 1, 0.5]) == [0.5, 1.0] and settings.sorted_levels(["b", 1, "a", None]) == [1, "a", "b"]
 
 
 def test_paired_comparisons_of_equal_differences_and_of_two_seeds():
     # every seed gains exactly 0.1: Anderson's bound on [-1, 1] for the interval
     df = make_summary({"norm": ["post", "pre"]}, range(7), lambda c, s: 0.6 + 0.01 * s + 0.1 * (c["norm"] == "pre"))
     row = stats.paired_comparisons(df, ["norm"], CFG).iloc[0]
-    lo, hi = stats.anderson_ci(np.full(7, 0.1), 0.95, (-1.0, 1.0))
+    lo, hi = intervals.anderson_ci(np.full(7, 0.1), 0.95, (-1.0, 1.0))
     assert row["ci_method"] == "Anderson bound (seeds all equal)" and (row["ci_lo"], row["ci_hi"]) == pytest.approx((lo[0], hi[0]))
     assert row["significant"] and stats.paired_comparisons(df, ["norm"], CFG)["significant"].dtype == bool
     # two seeds: an interval and, at an alpha the design can reach, an mde
@@ -664,9 +664,9 @@ def test_cell_table_rows_in_sorted_order_with_int_counts_and_the_given_confidenc
     assert list(zip(table["norm"], table["heads"])) == [("post", 1), ("post", 4), ("pre", 1), ("pre", 4)]
     for col in ["n", "n_ok", "n_diverged", "n_imputed", "pooled_correct", "pooled_total"]:
         assert table[col].dtype == np.int64, col
-    lo, hi = stats.wilson_ci(table["pooled_correct"], table["pooled_total"], 0.9)
+    lo, hi = intervals.wilson_ci(table["pooled_correct"], table["pooled_total"], 0.9)
     assert list(table["testset_lo"]) == list(lo) and list(table["testset_hi"]) == list(hi)
-    assert (stats.wilson_ci(table["pooled_correct"], table["pooled_total"])[0] < lo).all()  # 95 % is wider
+    assert (intervals.wilson_ci(table["pooled_correct"], table["pooled_total"])[0] < lo).all()  # 95 % is wider
     # without a seed column each run is its own seed
     bare = stats.cell_table(df.drop(columns="seed"), ["norm"], {"n_resamples": 99})
     assert list(bare["n"]) == [8, 8] and bare["ci_method"].str.startswith("skew-corrected t").all()
@@ -681,7 +681,7 @@ def test_cell_table_seed_means_within_half_a_test_step_are_ties():
     df = _summary({"norm": ["post", "pre"], "heads": [1, 2]}, range(5), acc)
     row = stats.cell_table(df, ["norm"], {"n_resamples": 99}).iloc[0]
     assert row["ci_method"] == "Anderson bound (seeds all equal)"
-    lo, hi = stats.anderson_ci(np.full(5, 0.1))
+    lo, hi = intervals.anderson_ci(np.full(5, 0.1))
     assert (row["ci_lo"], row["ci_hi"]) == (lo[0], hi[0])
 
 
@@ -693,16 +693,16 @@ def test_default_seeds_and_confidence_are_those_documented():
         pd.testing.assert_frame_equal(fn(df, ["x"], cfg), fn(df, ["x"], cfg, seed=0))
     assert not stats.main_effects(df, ["x"], cfg).equals(stats.main_effects(df, ["x"], cfg, seed=1))
     x = rng.uniform(0.5, 0.9, (3, 6))
-    for got, want in ((stats.anderson_ci(x), stats.anderson_ci(x, 0.95, (0.0, 1.0))),
-                      (stats.mean_cis(x), stats.mean_cis(x, 0.95, (0.0, 1.0), 0.0)),
-                      (stats.t_mean_ci(x), stats.t_mean_ci(x, 0.95, (0.0, 1.0))),
-                      (stats.skew_t_ci(x), stats.skew_t_ci(x, 0.95)),
-                      (stats.tango_ci([1, 3], [2, 0], 6), stats.tango_ci([1, 3], [2, 0], 6, 0.95))):  # fmt: skip
+    for got, want in ((intervals.anderson_ci(x), intervals.anderson_ci(x, 0.95, (0.0, 1.0))),
+                      (intervals.mean_cis(x), intervals.mean_cis(x, 0.95, (0.0, 1.0), 0.0)),
+                      (intervals.t_mean_ci(x), intervals.t_mean_ci(x, 0.95, (0.0, 1.0))),
+                      (intervals.skew_t_ci(x), intervals.skew_t_ci(x, 0.95)),
+                      (intervals.tango_ci([1, 3], [2, 0], 6), intervals.tango_ci([1, 3], [2, 0], 6, 0.95))):  # fmt: skip
         for g, w in zip(got, want):
             assert list(g) == list(w)
     d = rng.normal(0.01, 0.02, 20)
-    assert stats.sign_flip_test(d) == stats.sign_flip_test(d, 0.0, 9999, 0) != stats.sign_flip_test(d, 0.0, 9999, 1)
-    assert stats.sign_flip_test(d)[0] * 10000 == pytest.approx(round(stats.sign_flip_test(d)[0] * 10000))
+    assert significance.sign_flip_test(d) == significance.sign_flip_test(d, 0.0, 9999, 0) != significance.sign_flip_test(d, 0.0, 9999, 1)
+    assert significance.sign_flip_test(d)[0] * 10000 == pytest.approx(round(significance.sign_flip_test(d)[0] * 10000))
 
 
 def test_paired_comparisons_of_equal_differences_have_no_mde():
@@ -720,8 +720,8 @@ def test_pairing_refuses_runs_sharing_a_key_whatever_their_values():
 
 
 def test_sorted_levels_break_numeric_ties_by_text():
-    assert stats.sorted_levels(["1.0", "1", "0.5"]) == ["0.5", "1", "1.0"]
-    assert stats.sorted_levels(["1", "1.0"]) == ["1", "1.0"]
+    assert settings.sorted_levels(["1.0", "1", "0.5"]) == ["0.5", "1", "1.0"]
+    assert settings.sorted_levels(["1", "1.0"]) == ["1", "1.0"]
 
 
 def test_empty_marginal_means_have_their_columns():
@@ -738,9 +738,9 @@ def test_marginal_means_of_a_one_level_factor_use_the_test_step():
                        for s, ks in units.items() for i, k in enumerate(ks)])  # fmt: skip
     row = stats.marginal_means(df, ["x"], {"n_resamples": 99}).iloc[0]
     means = df.groupby("seed")["test_acc"].mean().to_numpy()
-    lo, hi, how = stats.mean_ci(stats.quantize(means, 1 / 300), 0.95, (0.0, 1.0), 1 / 300)
+    lo, hi, how = intervals.mean_ci(measures.quantize(means, 1 / 300), 0.95, (0.0, 1.0), 1 / 300)
     assert (row["ci_lo"], row["ci_hi"], row["ci_method"]) == (lo, hi, how)
-    assert (lo, hi) != stats.mean_ci(stats.quantize(means, 1 / 600), 0.95, (0.0, 1.0), 1 / 600)[:2]
+    assert (lo, hi) != intervals.mean_ci(measures.quantize(means, 1 / 600), 0.95, (0.0, 1.0), 1 / 600)[:2]
 
 
 def test_paired_comparisons_draw_their_permutations_from_seed_zero_by_default():
@@ -761,7 +761,7 @@ def test_paired_comparisons_of_equal_inexact_differences_have_no_mde_and_no_effe
     df = _summary({"norm": ["post", "pre"]}, range(7), lambda c, s: 0.6 + 0.01 * s + 0.1 * (c["norm"] == "pre"))
     va = df[df["norm"] == "post"]["test_acc"].to_numpy()
     vb = df[df["norm"] == "pre"]["test_acc"].to_numpy()
-    d = stats.quantize(vb - va, 1 / 300)
+    d = measures.quantize(vb - va, 1 / 300)
     assert np.ptp(d) == 0 and d[0] == 0.1
     row = stats.paired_comparisons(df, ["norm"], {"n_resamples": 99}).iloc[0]
     assert row["n_seeds"] == 7 and row["note"] == "" and row["mean_diff"] == pytest.approx(0.1)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from ablation import stats
+from ablation import intervals, measures, significance
 
 T = 300  # test items per run: accuracies move in steps of 1 / T
 SIMS = 4000
@@ -52,7 +52,7 @@ def coverage(lo, hi, value) -> float:
 
 def seed_interval(values, step, bounds=(0.0, 1.0)):
     """The interval a claim or the report puts on a mean over seeds: values (sims, seeds)."""
-    return stats.mean_cis(stats.quantize(values, step), 1 - ALPHA, bounds, step)
+    return intervals.mean_cis(measures.quantize(values, step), 1 - ALPHA, bounds, step)
 
 
 CASES = [(icc, n) for icc in (0.0, 0.2, 0.5) for n in (5, 10)]
@@ -69,7 +69,7 @@ def test_intervals_over_seeds_cover(truth, icc, n_seeds):
         assert coverage(lo, hi, mu[c]) >= LOWEST_COVERAGE, (c, coverage(lo, hi, mu[c]))
         if c in SKEWED_CELLS:  # a sizeable share of the seeds sits at the ceiling
             assert 0.2 < np.mean(acc[..., c] == 1.0) < 0.6
-            t_lo, t_hi = stats.t_mean_ci(list(acc[..., c]), 1 - ALPHA)
+            t_lo, t_hi = intervals.t_mean_ci(list(acc[..., c]), 1 - ALPHA)
             if n_seeds == 5:  # what the correction is for
                 assert coverage(t_lo, t_hi, mu[c]) < LOWEST_COVERAGE
         if c in EQUAL_CELLS:  # every seed equal: a wide interval, never [v, v]
@@ -113,7 +113,7 @@ def test_zero_one_metric_per_seed_covers(p, n_seeds):
     # converged or not, one 0/1 value per seed: Clopper-Pearson; at p = 1 every seed converges
     rng = np.random.default_rng([3, n_seeds, int(100 * p)])
     x = (rng.random((SIMS, n_seeds)) < p).astype(float)
-    lo, hi, method = stats.mean_cis(x, 1 - ALPHA)
+    lo, hi, method = intervals.mean_cis(x, 1 - ALPHA)
     assert set(method) == {"Clopper-Pearson over seeds"}
     assert coverage(lo, hi, p) >= 0.95 - MC
 
@@ -127,7 +127,7 @@ def test_paired_zero_one_differences_cover(p_a, p_b, rho, n_seeds):
     u = rng.standard_normal((SIMS, n_seeds, 1))
     z = np.sqrt(rho) * u + np.sqrt(1 - rho) * rng.standard_normal((SIMS, n_seeds, 2))
     x = (sps.norm.cdf(z) < np.array([p_a, p_b])).astype(float)
-    lo, hi, method = stats.mean_cis(x[..., 1] - x[..., 0], 1 - ALPHA, (-1.0, 1.0), 1.0)
+    lo, hi, method = intervals.mean_cis(x[..., 1] - x[..., 0], 1 - ALPHA, (-1.0, 1.0), 1.0)
     assert set(method) == {"Tango score over seeds (paired 0/1)"}
     assert coverage(lo, hi, p_b - p_a) >= LOWEST_COVERAGE
 
@@ -158,7 +158,7 @@ def test_boundary_nulls_give_wrong_verdicts_at_most_alpha(truth, icc, n_seeds):
     assert np.mean((lo >= true_d) & (hi <= -true_d)) <= ALPHA / 2 + MC
     # grad_trend: the growing level's slopes, one per seed, average exactly 0 (unbounded)
     slopes = 0.1 * rng.standard_normal((SIMS, n_seeds))
-    lo, hi, _ = stats.mean_cis(slopes, 1 - ALPHA, (-np.inf, np.inf))
+    lo, hi, _ = intervals.mean_cis(slopes, 1 - ALPHA, (-np.inf, np.inf))
     assert np.mean(lo > 0) <= ALPHA / 2 + MC and np.mean(hi <= 0) <= ALPHA / 2 + MC
 
 
@@ -170,7 +170,7 @@ def test_not_worse_on_a_zero_one_metric_at_its_margin_is_wrong_at_most_alpha(p_a
     margin = 0.1
     rng = np.random.default_rng([8, n_seeds, int(100 * p_a)])
     x = rng.random((SIMS, n_seeds, 2)) < np.array([p_a, p_a - margin])
-    lo, hi, _ = stats.mean_cis(x[..., 1].astype(float) - x[..., 0], 1 - ALPHA, (-1.0, 1.0), 1.0)
+    lo, hi, _ = intervals.mean_cis(x[..., 1].astype(float) - x[..., 0], 1 - ALPHA, (-1.0, 1.0), 1.0)
     assert np.mean(lo >= -margin) <= ALPHA + MC
 
 
@@ -180,20 +180,20 @@ def test_better_under_no_difference_is_decisive_at_most_alpha(n_seeds):
     rng = np.random.default_rng([5, n_seeds])
     acc = simulate(rng, SIMS, n_seeds, 0.5)
     twin = simulate(np.random.default_rng([6, n_seeds]), SIMS, n_seeds, 0.5)
-    d = stats.quantize(acc[..., 2] - twin[..., 2], 1 / T)
-    p = np.array([stats.sign_flip_test(row, 1 / T)[0] for row in d])
+    d = measures.quantize(acc[..., 2] - twin[..., 2], 1 / T)
+    p = np.array([significance.sign_flip_test(row, 1 / T)[0] for row in d])
     assert np.mean(p <= ALPHA) <= ALPHA + MC
     # zero-width inputs: all-equal differences give the sign-flip test's floor, never less
-    assert stats.sign_flip_test(np.full(n_seeds, 1 / T), 1 / T)[0] == stats.reachable_p(n_seeds)
+    assert significance.sign_flip_test(np.full(n_seeds, 1 / T), 1 / T)[0] == significance.reachable_p(n_seeds)
 
 
 @pytest.mark.parametrize("n_seeds", [1, 2, 5, 10])
 @pytest.mark.parametrize("value", [0.0, 0.5, 1.0])
 def test_equal_or_single_seeds_never_give_a_zero_width_interval(n_seeds, value):
-    lo, hi, method = stats.mean_ci(np.full(n_seeds, value), 1 - ALPHA, (0.0, 1.0), 1 / T)
+    lo, hi, method = intervals.mean_ci(np.full(n_seeds, value), 1 - ALPHA, (0.0, 1.0), 1 / T)
     if n_seeds < 2:
         assert np.isnan(lo) and np.isnan(hi) and method == "n < 2"
     else:
         assert hi - lo > 0.3 and lo <= value <= hi
-    lo, hi, method = stats.mean_ci(np.full(n_seeds, value - 0.5), 1 - ALPHA, (-1.0, 1.0), 1 / T)
+    lo, hi, method = intervals.mean_ci(np.full(n_seeds, value - 0.5), 1 - ALPHA, (-1.0, 1.0), 1 / T)
     assert (np.isnan(lo) and n_seeds < 2) or hi - lo > 0.3

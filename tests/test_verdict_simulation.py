@@ -21,6 +21,7 @@ that ``claims.claim_test`` gives the same p-values. Run with ``-s`` for the tabl
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,10 +30,13 @@ from scipy import optimize
 from scipy import stats as sps
 
 from ablation import claims as C
+from ablation import config as ablation_config
+from ablation import design
 from ablation import seedtests as T
 from ablation import sequential as Q
-from ablation import stats
+from ablation import measures, significance
 from ablation import units as U
+from ablation.outputs import ROBUST
 
 ALPHA = 0.05
 GRID = 300  # test examples per run: accuracies move in steps of 1 / GRID
@@ -43,7 +47,7 @@ CELLS = 6
 SCHEDULE = Q.looks(10, 5, 40)  # the adaptive rounds: 10 seeds, then 5 more a round, up to 40
 FACTORS = ["cell", "norm"]
 LEVELS = ["post", "pre"]  # a paired claim's [baseline, other]
-CFG = stats.resolve_cfg({"alpha": ALPHA})
+CFG = measures.resolve_cfg({"alpha": ALPHA})
 
 
 def limit(sims: int) -> float:
@@ -484,14 +488,20 @@ def test_adaptive_rounds_keep_alpha_and_retesting_the_binomial_does_not():
         assert sup > limit(sims) and con > limit(sims), (name, sup, con)
 
 
-DEFAULT_SCHEDULES = {"factorial": Q.looks(7, 2, 9), "position": Q.looks(8, 1, 9), "depth": Q.looks(10, 5, 20)}
+_DEFAULT = ablation_config.load(Path(__file__).resolve().parents[1] / "config" / "config.yaml")
+DEFAULT_SCHEDULES = {  # the looks of each adaptive study of config/config.yaml: its seeds, + batch, to max_seeds
+    name: Q.looks(len(study.seeds), block["batch"], block["max_seeds"])
+    for name, study in _DEFAULT.studies.items()
+    if (block := design.settings(_DEFAULT.raw["studies"][name])) is not None
+}
+FRAGILE_SIMS = SIMS
 HOLM_SIMS = 4000  # the pair of claims' Holm rounds, one decided() per look and claim
 
 
 def test_the_default_configs_rounds_keep_alpha():
-    """The rounds of config/config.yaml: the factorial's (7 seeds, then 9), the position study's (8,
-    then 9) and the depth study's (10, +5 a round to 20), each claim alone: each wrong
-    verdict's rate <= alpha + 3 MC se under every adaptive null."""
+    """The rounds of config/config.yaml (each adaptive study's seeds, then its batch a round to its
+    max_seeds), each claim alone: each wrong verdict's rate <= alpha + 3 MC se under every adaptive
+    null."""
     rows = []
     for study, schedule in DEFAULT_SCHEDULES.items():
         for i, (name, c, sampler) in enumerate(ADAPTIVE_NULLS):
@@ -501,6 +511,51 @@ def test_the_default_configs_rounds_keep_alpha():
             rows.append((f"{study}: {name}", "/".join(map(str, schedule)), SIMS,
                          *(np.mean(verdict == v) for v in ("SUPPORTED", "CONTRADICTED"))))  # fmt: skip
     table("the default config's adaptive rounds, share_p_sequential", rows)
+    for name, n, sims, sup, con in rows:
+        assert sup <= limit(sims) and con <= limit(sims), (name, sup, con)
+
+
+def fragile_rounds(c: dict, units: np.ndarray, schedule: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The rounds as ``adaptive.evaluate`` runs them with the fragile rule: a claim stops when its
+    verdict is decisive and at least ``ROBUST`` of its leave-one-seed-out evaluations (the claims
+    rule on the other seeds) give that verdict; a decisive verdict below that keeps getting seeds
+    while the schedule allows. Returns (verdict at the claim's last look, whether it was ever fragile)."""
+    S = units.shape[0]
+    verdict = np.full(S, "INCONCLUSIVE", dtype=object)
+    was_fragile = np.zeros(S, dtype=bool)
+    open_ = np.ones(S, dtype=bool)
+    for n in schedule:
+        idx = np.flatnonzero(open_)
+        x = units[idx, :n]
+        verdict[idx] = _decided(*(p[:, -1] for p in share_rule(c, x, x, sequential=True)))
+        decisive = idx[verdict[idx] != "INCONCLUSIVE"]
+        if decisive.size:
+            keep = ~np.eye(n, dtype=bool)  # row j: every seed but seed j, in seed order
+            loo = units[decisive, :n][:, np.nonzero(keep)[1].reshape(n, n - 1)]  # (claims, n, n - 1)
+            flat = loo.reshape(-1, n - 1)
+            again = _decided(*(p[:, -1] for p in share_rule(c, flat, flat, sequential=True))).reshape(-1, n)
+            robust = np.mean(again == verdict[decisive][:, None], axis=1) >= ROBUST
+            was_fragile[decisive[~robust]] = True
+            open_[decisive[robust]] = False
+    return verdict, was_fragile
+
+
+def test_fragile_verdicts_that_keep_getting_seeds_keep_alpha():
+    """The default config's rounds with the fragile rule (a decisive verdict that fewer than 80 % of
+    the leave-one-seed-out evaluations repeat gets more seeds, to max_seeds): under every adaptive
+    null each wrong verdict's rate, read at the claim's last look, stays within alpha + 3 MC se. The
+    e-process's p only falls as seeds arrive, so looking on cannot undo a verdict; it can only add
+    the other one, which Ville's inequality bounds at every look."""
+    rows, fragile = [], 0
+    for study, schedule in DEFAULT_SCHEDULES.items():
+        for i, (name, c, sampler) in enumerate(ADAPTIVE_NULLS):
+            units = sampler(np.random.default_rng([8, i, schedule[0]]), (FRAGILE_SIMS, schedule[-1])) / GRID
+            verdict, was_fragile = fragile_rounds(c, units, schedule)
+            fragile += int(was_fragile.sum())
+            rows.append((f"{study}: {name}", "/".join(map(str, schedule)), FRAGILE_SIMS,
+                         *(np.mean(verdict == v) for v in ("SUPPORTED", "CONTRADICTED"))))  # fmt: skip
+    table("the default config's rounds with the fragile rule", rows)
+    assert fragile > 0  # the rule acted: some decisive verdicts were fragile and got more seeds
     for name, n, sims, sup, con in rows:
         assert sup <= limit(sims) and con <= limit(sims), (name, sup, con)
 
@@ -695,4 +750,4 @@ def test_holm_matches_statsmodels(monkeypatch):
     for m in range(1, 13):
         for _ in range(30):
             p = np.where(rng.random(m) < 0.3, rng.choice([0.01, 0.02, 1.0], m), rng.uniform(0, 0.2, m))  # with ties
-            np.testing.assert_allclose(stats.holm(p), multitest.multipletests(p, method="holm")[1], rtol=1e-12)
+            np.testing.assert_allclose(significance.holm(p), multitest.multipletests(p, method="holm")[1], rtol=1e-12)

@@ -33,11 +33,11 @@ from . import io, outputs
 from .outputs import ROBUST
 from . import settings as S
 from . import sequential as Q
-from . import stats
+from . import measures
 from . import units as U
 from .config import Run, Study, _same_value, check_claims, format_value
 # the workflow and the plan read a study's design as ablation.adaptive's too
-from .design import potential_runs, seed_sequence, settings  # noqa: F401
+from .design import seed_sequence
 
 STATES = ("resolved", "fragile", "max_seeds", "unreachable", "open", "fixed design", "exact")
 ROUND_CLAIM_COLUMNS = [
@@ -110,7 +110,7 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
     ``family_size``, the worst Holm position. Reachability asks for Holm's next step: alpha over the
     number of claims still undecided (over ``family_size`` in a wider family).
     Exact claims are checked on every run and need no rounds."""
-    cfg = stats.resolve_cfg(stats_cfg)
+    cfg = measures.resolve_cfg(stats_cfg)
     alpha = cfg["alpha"]
     factors = study.factor_names
     design = {"seeds": list(study.seeds), **adaptive}
@@ -154,11 +154,11 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
 
 def _robustness(claim: dict, summary: pd.DataFrame, r, holm: tuple, cfg: dict, design: dict, factors: list) -> float:
     """The share of leave-one-seed-out evaluations that keep the claim's verdict at its Holm step,
-    by the claims table's own rule (``claims._evaluate``): a verdict that one seed carries keeps
+    by the claims table's own rule (``claims.verdict_alone``): a verdict that one seed carries keeps
     getting seeds."""
     factor, floor, _ = holm
     verdict = CL.decided(r.p_sup, r.p_con, factor, floor, cfg["alpha"])
-    same = [CL._evaluate(claim, CL._without(summary, seed), None, factors, cfg, design, factor, floor)[0] == verdict
+    same = [CL.verdict_alone(claim, CL.without_seed(summary, seed), None, factors, cfg, design, factor, floor)[0] == verdict
             for seed in r.seeds]  # fmt: skip
     return float(np.mean(same)) if same else 1.0
 
@@ -256,7 +256,7 @@ def sequences_table(study: Study, summary: pd.DataFrame, stats_cfg: dict) -> pd.
     """The confidence sequence of every sequential claim's cells after each seed (``SEQUENCE_COLUMNS``),
     beside the claim's decision bounds: for the estimand ``share`` of the share of seeds that meet
     the claim's condition (bounds: ``share``), for ``mean`` of the mean (bounds: the claim's band)."""
-    cfg = stats.resolve_cfg(stats_cfg)
+    cfg = measures.resolve_cfg(stats_cfg)
     rows = []
     for c in check_claims(study.claims, study.factor_names, list(summary.columns)):
         if c["kind"] not in Q.SEQUENTIAL_KINDS or c.get("exact"):

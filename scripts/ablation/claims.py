@@ -55,7 +55,7 @@ from scipy import stats as st
 from . import analyze, io
 from . import seedtests as T
 from . import sequential as Q
-from . import stats
+from . import measures, significance
 from . import units as U
 from .units import Cell
 from .config import check_claims
@@ -233,6 +233,41 @@ def claim_test(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, d
     return Result(p_sup, p_con, n, deciding, evidence, [lv[0] for lv in levels], desc, seeds)
 
 
+def _grown(cells: list[Cell], k: int, value: float) -> list[Cell]:
+    """Every cell with ``k`` further seeds, each at ``value``, after its own."""
+    return [Cell(x.label, np.arange(x.n + k), np.append(x.lo, [value] * k), np.append(x.hi, [value] * k), x.step)
+            for x in cells]  # fmt: skip
+
+
+def _favourable(c: dict) -> dict[str, list[float]]:
+    """The per-seed values most favourable to each verdict: beyond the boundary at the range's end
+    (one-sided kinds), or the band's centre and either end of the range (two-sided)."""
+    lo, hi = Q.band(c)
+    blo, bhi = Q.bounds_of(c["kind"])
+    if hi == lo:
+        return {"SUPPORTED": [bhi], "CONTRADICTED": [blo]}
+    return {"SUPPORTED": [(lo + hi) / 2], "CONTRADICTED": [blo, bhi]}
+
+
+def seeds_to_decide(c: dict, r: Result, sequential: bool, holm_factor: float, alpha: float,
+                    limit: int = 100) -> dict[str, int | None]:  # fmt: skip
+    """Per verdict, the fewest further seeds per cell, every one at the value most favourable to
+    it, with which the claim's rule gives that verdict at its Holm step (``holm_factor``); None
+    beyond ``limit``. What an undecided claim's row says would decide it; grad_trend: not given."""
+    if c["kind"] == "grad_trend" or not r.cells:
+        return {}
+    cond = conditions(c)[0]
+    out = {}
+    for verdict, values in _favourable(c).items():
+        out[verdict] = None
+        for k in range(1, limit + 1):
+            if any(decided(*_combine([[_cell_test(c, cond, x, sequential, alpha)] for x in _grown(r.cells, k, v)])[:2],
+                           holm_factor, 0.0, alpha) == verdict for v in values):  # fmt: skip
+                out[verdict] = k
+                break
+    return out
+
+
 def reachable(c: dict, summary: pd.DataFrame, factors, cfg: dict, design: dict, level: float) -> bool:
     """Could an adaptive claim's p reach ``level`` by ``max_seeds``? Optimistically: every further
     seed of every cell takes the value most favourable to one verdict (the range's end beyond the
@@ -246,8 +281,7 @@ def reachable(c: dict, summary: pd.DataFrame, factors, cfg: dict, design: dict, 
     blo, bhi = Q.bounds_of(c["kind"])
     cond = conditions(c)[0]
     for value in ([bhi, blo] if hi == lo else [(lo + hi) / 2, blo, bhi]):
-        grown = [Cell(x.label, np.arange(x.n + k), np.append(x.lo, [value] * k), np.append(x.hi, [value] * k), x.step)
-                 for x, k in zip(cells, n_more)]  # fmt: skip
+        grown = [_grown([x], k, value)[0] for x, k in zip(cells, n_more)]
         p_sup, p_con, _ = _combine([[_cell_test(c, cond, x, True, cfg["alpha"])] for x in grown])
         if min(p_sup, p_con) <= level:
             return True
@@ -266,7 +300,7 @@ def certificate(c: dict, summary: pd.DataFrame) -> tuple[str, str, int]:
     missing_cols = [col for col in CERTIFICATE_COLUMNS if col not in sub]
     if missing_cols:
         return "INCONCLUSIVE", f"no run has a twin certificate ({', '.join(missing_cols)} missing)", len(sub)
-    gap, differ = stats._num(sub, "twin_logit_gap"), stats._num(sub, "twin_pairs_differ")
+    gap, differ = measures._num(sub, "twin_logit_gap"), measures._num(sub, "twin_pairs_differ")
     absent = ~(np.isfinite(gap) & np.isfinite(differ))
     broken = ~absent & ((differ > 0) | (gap > EXACT_GAP))
     ids = sub["run_id"].astype(str).to_numpy() if "run_id" in sub else np.arange(len(sub)).astype(str)
@@ -308,7 +342,7 @@ def holm_steps(raw) -> list[tuple[int, float, float]]:
     """Each p-value's step in Holm's step-down over one family, in the given order: (its factor,
     the floor -- the largest adjusted p ranked before it --, its adjusted p), what ``decided`` reads."""
     raw = np.asarray(raw, dtype=float)
-    adjusted, order, m = stats.holm(raw), np.argsort(raw, kind="stable"), len(raw)
+    adjusted, order, m = significance.holm(raw), np.argsort(raw, kind="stable"), len(raw)
     out = [None] * m
     for rank, j in enumerate(order):
         floor = float(np.max(np.minimum(1.0, (m - np.arange(rank)) * raw[order[:rank]]), initial=0.0))
@@ -331,11 +365,12 @@ def _family_key(study: str, c: dict, cfg: dict) -> str | None:
     return None if c.get("exact") else ("config" if cfg.get("family") == "config" else study)
 
 
-def _without(summary: pd.DataFrame, seed) -> pd.DataFrame:
+def without_seed(summary: pd.DataFrame, seed) -> pd.DataFrame:
+    """The summary without one seed's runs: a leave-one-seed-out evaluation's input."""
     return summary[summary["seed"].astype(str) != str(seed)]
 
 
-def _evaluate(c, summary, init_grads, factors, cfg, design, holm_factor, floor) -> tuple[str, int]:
+def verdict_alone(c, summary, init_grads, factors, cfg, design, holm_factor, floor) -> tuple[str, int]:
     """A claim's verdict alone (for leave-one-seed-out and the verdict without diverged runs)."""
     if c.get("exact"):
         verdict, _, n = certificate(c, summary)
@@ -360,7 +395,7 @@ def evaluate_family(studies, cfg: dict | None = None, seed: int = 0, adaptive: d
     its design ``{seeds, max_seeds, batch}``, whose claims take anytime-valid p-values. ``seed`` is
     kept for the callers' signature: every test here is exact or deterministic.
     """
-    cfg = stats.resolve_cfg(cfg)
+    cfg = measures.resolve_cfg(cfg)
     alpha = cfg["alpha"]
     items = []
     for name, claims, summary, init_grads, factors in studies:
@@ -393,7 +428,7 @@ def _row(name, c, summary, init_grads, factors, design, r, holm, cfg) -> dict:
     if c.get("exact"):
         verdict, evidence, n = certificate(c, summary)
         sub = U.select(summary, c["where"], c["id"])
-        acc = stats.metric_values(sub, c["metric"], cfg)
+        acc = measures.metric_values(sub, c["metric"], cfg)
         row.update(verdict=verdict, estimate=float(np.mean(acc)), n=int(sub["seed"].nunique()), p_value=np.nan,
                    p_holm=np.nan, family="", evidence=evidence, rule=EXACT_TEXT, detail=f"{n} runs ({U.where_text(c['where'])})")  # fmt: skip
         seeds = sorted(sub["seed"].unique(), key=str)
@@ -408,6 +443,8 @@ def _row(name, c, summary, init_grads, factors, design, r, holm, cfg) -> dict:
                     f"the {holm[3]} claim(s) of its family ({_family_name(name, cfg)}): {holm[2]:.3g} vs alpha {alpha:g}")  # fmt: skip
         if r.n < 2:
             evidence = f"{r.n} seed(s): no verdict from fewer than 2 seeds. " + evidence
+        if verdict == "INCONCLUSIVE":
+            evidence += _what_would_decide(c, r, sequential, factor, floor, alpha)
         lo, hi = (np.nan, np.nan)
         if c["estimand"] == "mean" and c["kind"] in Q.SEQUENTIAL_KINDS and cell.n:
             known = cell.known()
@@ -428,7 +465,7 @@ def _row(name, c, summary, init_grads, factors, design, r, holm, cfg) -> dict:
     if row["n"] >= 2:
         for s in seeds:
             try:
-                v, _ = _evaluate(c, _without(summary, s), init_grads, factors, cfg, design, factor, floor)
+                v, _ = verdict_alone(c, without_seed(summary, s), init_grads, factors, cfg, design, factor, floor)
             except ValueError:
                 v = "INCONCLUSIVE"
             same.append(v == verdict)
@@ -436,14 +473,27 @@ def _row(name, c, summary, init_grads, factors, design, r, holm, cfg) -> dict:
     if np.isfinite(row["robustness"]) and row["robustness"] < ROBUST:
         row["detail"] += f". Fragile: only {row['robustness']:.0%} of leave-one-seed-out evaluations give {verdict}"
     row["verdict_without_diverged"] = ""
-    div = stats.is_diverged(summary)
+    div = measures.is_diverged(summary)
     if div.any():
         try:
-            row["verdict_without_diverged"] = _evaluate(c, summary[~div].reset_index(drop=True), init_grads, factors,
+            row["verdict_without_diverged"] = verdict_alone(c, summary[~div].reset_index(drop=True), init_grads, factors,
                                                         cfg, design, factor, floor)[0]  # fmt: skip
         except ValueError as e:
             row["verdict_without_diverged"] = f"INCONCLUSIVE ({e})"
     return row
+
+
+def _what_would_decide(c: dict, r: Result, sequential: bool, factor: float, floor: float, alpha: float) -> str:
+    """An undecided claim's row, in words: how many further seeds per cell would decide it."""
+    need = seeds_to_decide(c, r, sequential, factor, alpha)
+    if not need:
+        return ""
+    said = {v: (f"at least {k} more seed(s)" if k else "more than 100 more seeds") for v, k in need.items()}
+    text = (f". To decide it: {said['SUPPORTED']} per cell, every one meeting the claim, for SUPPORTED; "
+            f"{said['CONTRADICTED']} per cell, none meeting it, for CONTRADICTED")  # fmt: skip
+    if floor > alpha:
+        text += " (once the claims before it in Holm's order are decided)"
+    return text
 
 
 def _family_name(study: str, cfg: dict) -> str:

@@ -23,12 +23,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import adaptive as A
 from . import config as ablation_config
+from . import design
 from . import store as run_store
 from .settings import cost_estimate, from_dict
 from . import seedtests as T
 from . import sequential as Q
-from . import stats
+from . import measures
 
 PLAN_COLUMNS = ["study", "claim", "kind", "seeds", "cells", "supported", "contradicted", "seeds_needed", "note"]
 COST_COLUMNS = ["study", "runs", "in_store", "to_train", "cpu_minutes", "wall_minutes"]
@@ -62,6 +64,19 @@ def _sequential_share_seeds(share: float, level: float, max_seeds: int) -> tuple
         hit = np.flatnonzero(p <= level)
         out.append(int(hit[0]) + 1 if hit.size else None)
     return out[0], out[1]
+
+
+def _sequential_robust_seeds(share: float, level: float, max_seeds: int) -> int | None:
+    """Fewest seeds n at which SUPPORTED by the e-process on the seeds' outcomes, with one seed
+    outside the claim, survives leaving any one seed out: every order of n - 1 outcomes with one
+    0 among them reaches ``level`` (where the 0 falls changes the capital). None beyond ``max_seeds``."""
+    for n in range(3, max_seeds + 1):
+        z = np.ones((n - 1, n - 1))
+        z[np.arange(n - 1), np.arange(n - 1)] = 0.0  # row j: the outcome outside the claim at place j
+        above, _ = Q.directional_p(z, share, (0.0, 1.0), level)
+        if np.all(above[:, -1] <= level):
+            return n
+    return None
 
 
 def claim_plan(study, claim: dict, m: int, alpha: float, adaptive: dict | None = None) -> dict:
@@ -107,6 +122,11 @@ def claim_plan(study, claim: dict, m: int, alpha: float, adaptive: dict | None =
     if sequential:
         row["seeds"] = f"{n}-{adaptive['max_seeds']}"
         row["note"] = "adaptive (anytime-valid): " + row["note"]
+        if estimand != "mean":
+            dissent = _sequential_robust_seeds(share, a_m, adaptive["max_seeds"])
+            row["note"] += (f"; with one seed of a cell outside the claim, SUPPORTED survives leaving any seed out from "
+                            f"{dissent} seeds" if dissent else f"; with one seed of a cell outside the claim, no "
+                            f"SUPPORTED within {adaptive['max_seeds']} seeds survives leaving any seed out")  # fmt: skip
     elif row["supported"] == "yes" and row["contradicted"] == "yes" and max(robust) > n:
         row["note"] += f"; {max(robust)} seeds keep a verdict without any one seed"
     return row
@@ -114,15 +134,13 @@ def claim_plan(study, claim: dict, m: int, alpha: float, adaptive: dict | None =
 
 def plan(cfg) -> pd.DataFrame:
     """One row per claim of the config: PLAN_COLUMNS."""
-    from . import adaptive as A  # noqa: PLC0415 (its settings block only)
-
-    alpha = cfg.stats.get("alpha", stats.DEFAULT_CFG["alpha"])
-    family = cfg.stats.get("family", stats.DEFAULT_CFG["family"])
+    alpha = cfg.stats.get("alpha", measures.DEFAULT_CFG["alpha"])
+    family = cfg.stats.get("family", measures.DEFAULT_CFG["family"])
     by_study = {name: study.claims for name, study in cfg.studies.items()}
     rows = []
     for name, study in cfg.studies.items():
         m = ablation_config.family_size(by_study, name, family)
-        block = A.settings(cfg.raw["studies"][name])
+        block = design.settings(cfg.raw["studies"][name])
         rows += [claim_plan(study, claim, m, alpha, block) for claim in study.claims]
     return pd.DataFrame(rows, columns=PLAN_COLUMNS).astype({"seeds_needed": "Int64"})
 
@@ -148,12 +166,10 @@ def cost(cfg, store: Path = run_store.STORE, cores: int = 1) -> tuple[pd.DataFra
     CPU-minutes and wall minutes at ``cores`` parallel jobs of what is still to train, from the cost
     model the DAG schedules by, calibrated on the store's runs. Returns (COST_COLUMNS table, runs
     calibrated on)."""
-    from . import adaptive as A  # noqa: PLC0415 (its settings block and run list only)
-
     per_unit, n_cal = seconds_per_unit(store)
     rows = []
     for name, study in cfg.studies.items():
-        block = A.settings(cfg.raw["studies"][name])
+        block = design.settings(cfg.raw["studies"][name])
         designs = [study.runs()] + ([study.runs() + A.round_runs(study, block["max_seeds"])] if block else [])
         counts, minutes = [], []
         for runs in designs:
@@ -178,7 +194,7 @@ def main(argv=None) -> int:
         return 1
     table = plan(cfg)
     m = len(table)
-    family = cfg.stats.get("family", stats.DEFAULT_CFG["family"])
+    family = cfg.stats.get("family", measures.DEFAULT_CFG["family"])
     print(f"Plan for {argv[0]}: {m} claim(s), Holm over the claims of each {family} at alpha {cfg.stats.get('alpha', 0.05):g}")
     print(table.to_string(index=False) if m else "(no claims)")
     cores = os.cpu_count() or 1

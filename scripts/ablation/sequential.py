@@ -46,6 +46,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from . import intervals
+
 C_TRUNCATE = 0.9
 """Bets are truncated at c / m (K+) and c / (1 - m) (K-): the capital stays positive. Over the
 seed distributions ``bets`` simulates (unimodal, on the bound, 5-30 % of seeds failing), c = 0.9
@@ -300,10 +302,8 @@ def run_schedule(claim: dict, X: np.ndarray, schedule: list[int], alpha: float) 
 
 
 def run_naive(claim: dict, X: np.ndarray, schedule: list[int], alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """The naive procedure: the fixed-design interval (``stats.mean_cis`` at 1 - alpha) re-computed
+    """The naive procedure: the fixed-design interval (``intervals.mean_cis`` at 1 - alpha) re-computed
     after every round, stopping at the first decisive verdict."""
-    from . import stats  # noqa: PLC0415 (scipy on first use)
-
     lo_b, hi_b = band(claim)
     one_sided = lo_b == hi_b
     bounds = bounds_of(claim["kind"])
@@ -311,7 +311,7 @@ def run_naive(claim: dict, X: np.ndarray, schedule: list[int], alpha: float) -> 
     used = np.full(X.shape[0], schedule[-1])
     open_ = np.ones(X.shape[0], dtype=bool)
     for n in schedule:
-        lo, hi, _ = stats.mean_cis(X[:, :n], 1 - alpha, bounds)
+        lo, hi, _ = intervals.mean_cis(X[:, :n], 1 - alpha, bounds)
         if one_sided:
             sup, con = lo > lo_b, hi < lo_b
         else:

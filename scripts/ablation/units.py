@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import stats
+from . import measures, stats
 
 
 PAIRED_KINDS = ("equivalent", "not_worse", "better")
@@ -113,10 +113,10 @@ def _seed_cells(sub: pd.DataFrame, lo: np.ndarray, hi: np.ndarray, strata: list[
             groups[", ".join(f"{f}={x}" for f, x in zip(strata, key))] = idx
     out = []
     for label, idx in groups.items():
-        s, mlo, k = stats.seed_means(seeds[idx], lo[idx])
-        _, mhi, _ = stats.seed_means(seeds[idx], hi[idx])
+        s, mlo, k = measures.seed_means(seeds[idx], lo[idx])
+        _, mhi, _ = measures.seed_means(seeds[idx], hi[idx])
         grid = _mean_grid(step, k)
-        out.append(Cell(label, s, stats.quantize(mlo, grid), stats.quantize(mhi, grid), grid))
+        out.append(Cell(label, s, measures.quantize(mlo, grid), measures.quantize(mhi, grid), grid))
     return out
 
 
@@ -124,16 +124,16 @@ def run_values(sub: pd.DataFrame, metric: str, cfg: dict) -> tuple[np.ndarray, n
     """Per run, the interval [lo, hi] its ``metric`` is known to lie in: the value itself, or the
     metric's whole range [0, 1] for an accuracy a diverged run leaves unknown (``converged`` is
     known: a diverged run did not converge)."""
-    v = stats.metric_values(sub, metric, cfg)
+    v = measures.metric_values(sub, metric, cfg)
     if metric == "converged":
         return v, v
-    unknown = stats.is_diverged(sub) | ~np.isfinite(stats._num(sub, metric))
+    unknown = measures.is_diverged(sub) | ~np.isfinite(measures._num(sub, metric))
     return np.where(unknown, 0.0, v), np.where(unknown, 1.0, v)
 
 
 def cells_one_level(c, sub, factors, cfg) -> tuple[list[Cell], str]:
     lo, hi = run_values(sub, c["metric"], cfg)
-    cells = _seed_cells(sub, lo, hi, list(factors), c["cells"], stats.resolution(sub, c["metric"]))
+    cells = _seed_cells(sub, lo, hi, list(factors), c["cells"], measures.resolution(sub, c["metric"]))
     return cells, f"{c['metric']} per seed ({where_text(c['where'])})"
 
 
@@ -144,7 +144,7 @@ def cells_paired(c, sub, factors, cfg) -> tuple[list[Cell], str]:
     keys, alo, blo, unmatched = stats._pair_frame(sub, lo, factor, la, lb, list(factors))
     _, ahi, bhi, _ = stats._pair_frame(sub, hi, factor, la, lb, list(factors))
     others = [f for f in factors if f != factor]
-    cells = _seed_cells(keys, blo - ahi, bhi - alo, others, c["cells"], stats.resolution(sub, c["metric"]))
+    cells = _seed_cells(keys, blo - ahi, bhi - alo, others, c["cells"], measures.resolution(sub, c["metric"]))
     desc = (f"{c['metric']} {factor}={lb} minus {factor}={la}, {len(alo)} runs paired on seed and "
             f"{', '.join(others) or 'no other factor'}, averaged within seed ({where_text(c['where'])})")  # fmt: skip
     if unmatched:

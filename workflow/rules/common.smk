@@ -7,6 +7,7 @@ import sys
 
 from ablation import adaptive
 from ablation import config as ablation_config
+from ablation import design
 from ablation.config import family_size
 from ablation import outputs
 from ablation import store as run_store
@@ -27,14 +28,14 @@ RUN_BY_HASH = {run.hash: run for runs in RUNS.values() for run in runs.values()}
 # plan is a run of the config (its train job exists; only the rounds ask for it).
 ADAPTIVE = {}
 for _name, _study in STUDIES.items():
-    _block = adaptive.settings(CFG.raw["studies"][_name])
+    _block = design.settings(CFG.raw["studies"][_name])
     if _block is not None:
         try:
             adaptive.check(_study, _block)
         except ValueError as exc:
             sys.exit(f"config error: {exc}")
         ADAPTIVE[_name] = _block
-        for _run in adaptive.potential_runs(_study, _block["max_seeds"]):
+        for _run in design.potential_runs(_study, _block["max_seeds"]):
             RUN_BY_HASH.setdefault(_run.hash, _run)
 ANY_CUDA = any(run.settings.device == "cuda" for run in RUN_BY_HASH.values())
 STORE = run_store.STORE.as_posix()
