@@ -31,7 +31,7 @@ def test_a_folder_against_its_own_reference_is_identical(tmp_path):
     written = compare.write_reference(results, tmp_path / "reference")
     assert {p.name for p in written} == {"summary.csv", "claims.csv", "environment.json"}
     trimmed = pd.read_csv(tmp_path / "reference" / "s" / "summary.csv")
-    assert list(trimmed.columns) == ["run_id", "test_acc", "status", "params_sha256"]
+    assert list(trimmed.columns) == ["run_id", "test_acc", "status", "params_sha256", "train_seconds"]
     [r] = compare.compare(results, tmp_path / "reference")
     assert (r["compared"], r["identical"], r["differing"], r["verdicts_differing"]) == (3, 3, [], [])
     assert r["largest_test_acc_diff"]["difference"] == 0

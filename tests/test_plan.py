@@ -79,12 +79,43 @@ def test_the_plan_prices_what_is_left_to_train_from_the_stores_runs(tmp_path):
         (d / "metrics.csv").write_text(f"train_seconds\n{seconds}\n")
     per_unit, n = P.seconds_per_unit(tmp_path)
     assert n == 2 and per_unit == pytest.approx(3.0 / cost_estimate(runs[0].settings))
-    table, n_cal = P.cost(cfg, store=tmp_path, cores=2)
+    table, basis = P.cost(cfg, store=tmp_path, cores=2)
+    assert basis == f"2 finished run(s) of {tmp_path}"
     row = table.iloc[0]
     left = sum(cost_estimate(r.settings) for r in runs[2:]) * per_unit / 60
     assert (row["runs"], row["in_store"], row["to_train"]) == (str(len(runs)), "2", str(len(runs) - 2))
     assert float(row["cpu_minutes"]) == pytest.approx(left, abs=0.05) and float(row["wall_minutes"]) == pytest.approx(left / 2, abs=0.05)
-    assert P.cost(cfg, store=tmp_path / "empty", cores=2)[1] == 0
+    assert P.cost(cfg, store=tmp_path / "empty", cores=2)[1] == ""
+
+
+def test_before_any_run_the_plan_prices_the_design_by_the_references_train_seconds(tmp_path):
+    import json
+
+    import pandas as pd
+
+    from ablation.settings import cost_estimate
+
+    cfg = C.validate(one_study([AT_LEAST], range(3)))
+    runs = cfg.studies["s"].runs()
+    (tmp_path / "s").mkdir()
+    pd.DataFrame({"run_id": [r.run_id for r in runs[:2]], "hash": [r.hash for r in runs[:2]], "train_seconds": [3.0, 5.0]}).to_csv(
+        tmp_path / "s" / "summary.csv", index=False)  # fmt: skip
+    (tmp_path / "s" / "environment.json").write_text(json.dumps({"cpu_model": "Some CPU"}))
+    table, basis = P.cost(cfg, store=tmp_path / "empty-store", cores=2, reference=tmp_path)
+    per_unit = 4.0 / cost_estimate(runs[0].settings)
+    every = sum(cost_estimate(r.settings) for r in runs) * per_unit / 60
+    assert table.iloc[0]["to_train"] == str(len(runs)) and float(table.iloc[0]["cpu_minutes"]) == pytest.approx(every, abs=0.05)
+    assert basis == f"2 run(s) of {tmp_path} (trained on Some CPU: this machine may be faster or slower)"
+    # a reference that holds none of the config's runs prices nothing
+    other = C.validate(one_study([AT_LEAST], [7]))
+    assert P.cost(other, store=tmp_path / "empty-store", cores=2, reference=tmp_path)[1] == ""
+
+
+def test_the_committed_reference_prices_the_default_config_before_any_run():
+    cfg = C.load(REPO / "config" / "config.yaml")
+    table, basis = P.cost(cfg, store=REPO / "no-store-here", cores=2, reference=REPO / "reference")
+    assert "run(s) of" in basis and "trained on" in basis, basis
+    assert all(float(m.split("-")[0]) > 0 for m in table["cpu_minutes"]), table
 
 
 def test_the_default_config_passes_its_own_plan(capsys):

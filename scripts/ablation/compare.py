@@ -28,8 +28,9 @@ from . import io
 from .config import load
 from .store import STORE
 
-SUMMARY_KEEP = ("run_id", "hash", "test_acc", "status", "params_sha256")
-"""The columns of summary.csv a reference keeps (``hash``: where the results have a run store)."""
+SUMMARY_KEEP = ("run_id", "hash", "test_acc", "status", "params_sha256", "train_seconds")
+"""The columns of summary.csv a reference keeps (``hash``: where the results have a run store;
+``train_seconds``: what ``make plan`` prices a design by before the store has any run)."""
 CLAIM_KEEP = ("id", "verdict", "estimate", "ci_lo", "ci_hi", "n", "p_holm", "robustness")
 ENVIRONMENT_KEYS = ("cpu_capability", "cpu_model", "python", "torch", "numpy", "code_sha256")
 """What a run's provenance.json says about the machine and software that trained it."""

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import REPO_DIR
 from . import adaptive as A
 from . import config as ablation_config
 from . import design
@@ -160,17 +161,48 @@ def seconds_per_unit(store: Path, limit: int = CALIBRATION_RUNS) -> tuple[float,
     return (float(np.median(ratios)), len(ratios)) if ratios else (float("nan"), 0)
 
 
-def cost(cfg, store: Path = run_store.STORE, cores: int = 1) -> tuple[pd.DataFrame, int]:
+def _designs(cfg, name: str) -> list[list]:
+    """A study's runs: its first round and, for an adaptive study, every round to max_seeds too."""
+    study, block = cfg.studies[name], design.settings(cfg.raw["studies"][name])
+    return [study.runs()] + ([study.runs() + A.round_runs(study, block["max_seeds"])] if block else [])
+
+
+def reference_seconds_per_unit(cfg, reference: Path) -> tuple[float, int, str]:
+    """(seconds per cost unit, runs, the machine) from a reference folder's train_seconds
+    (``ablation.compare reference`` keeps them), for the runs of ``cfg`` it holds: what the plan
+    reads before a store has any run. (nan, 0, "") when it holds none of them."""
+    settings = {r.hash: r.settings for name in cfg.studies for runs in _designs(cfg, name) for r in runs}
+    ratios, machines = [], set()
+    for name in cfg.studies:
+        path = Path(reference) / name / "summary.csv"
+        try:
+            ref = pd.read_csv(path, dtype={"hash": str}, usecols=["hash", "train_seconds"])
+            machines.add(json.loads((path.parent / "environment.json").read_text(encoding="utf-8"))["cpu_model"])
+        except (OSError, ValueError, KeyError):
+            continue
+        ratios += [sec / cost_estimate(settings[h]) for h, sec in zip(ref["hash"], ref["train_seconds"])
+                   if h in settings and np.isfinite(sec)]  # fmt: skip
+    if not ratios:
+        return float("nan"), 0, ""
+    return float(np.median(ratios)), len(ratios), ", ".join(sorted(machines))
+
+
+def cost(cfg, store: Path = run_store.STORE, cores: int = 1, reference: Path | None = None) -> tuple[pd.DataFrame, str]:
     """Per study the runs its design trains (an adaptive study: its first round, and at most every
     cell its claims' rounds read at max_seeds), how many the store holds, and the expected training
     CPU-minutes and wall minutes at ``cores`` parallel jobs of what is still to train, from the cost
-    model the DAG schedules by, calibrated on the store's runs. Returns (COST_COLUMNS table, runs
-    calibrated on)."""
+    model the DAG schedules by, calibrated on the store's runs, or on ``reference``'s where the
+    store has none yet. Returns (COST_COLUMNS table, what it is calibrated on, in words; "" when
+    on nothing: no minutes)."""
     per_unit, n_cal = seconds_per_unit(store)
+    basis = f"{n_cal} finished run(s) of {store}" if n_cal else ""
+    if not n_cal and reference is not None:
+        per_unit, n_ref, machine = reference_seconds_per_unit(cfg, reference)
+        if n_ref:
+            basis = f"{n_ref} run(s) of {reference} (trained on {machine}: this machine may be faster or slower)"
     rows = []
-    for name, study in cfg.studies.items():
-        block = design.settings(cfg.raw["studies"][name])
-        designs = [study.runs()] + ([study.runs() + A.round_runs(study, block["max_seeds"])] if block else [])
+    for name in cfg.studies:
+        designs = _designs(cfg, name)
         counts, minutes = [], []
         for runs in designs:
             todo = [r for r in runs if not run_store.is_complete(Path(store) / r.hash)]
@@ -179,7 +211,7 @@ def cost(cfg, store: Path = run_store.STORE, cores: int = 1) -> tuple[pd.DataFra
         span = lambda xs, f="{:d}": "-".join(dict.fromkeys(f.format(x) for x in xs))  # noqa: E731
         rows.append([name, span([c[0] for c in counts]), span([c[1] for c in counts]), span([c[2] for c in counts]),
                      span(minutes, "{:.1f}"), span([m / cores for m in minutes], "{:.1f}")])  # fmt: skip
-    return pd.DataFrame(rows, columns=COST_COLUMNS), n_cal
+    return pd.DataFrame(rows, columns=COST_COLUMNS), basis
 
 
 def main(argv=None) -> int:
@@ -198,9 +230,9 @@ def main(argv=None) -> int:
     print(f"Plan for {argv[0]}: {m} claim(s), Holm over the claims of each {family} at alpha {cfg.stats.get('alpha', 0.05):g}")
     print(table.to_string(index=False) if m else "(no claims)")
     cores = os.cpu_count() or 1
-    costs, n_cal = cost(cfg, cores=cores)
+    costs, basis = cost(cfg, cores=cores, reference=REPO_DIR / "reference")
     print(f"\nTraining still to do, at {cores} parallel job(s) (the cost model the DAG schedules by, calibrated on "
-          f"{n_cal} finished run(s) of {run_store.STORE}" + ("; none yet, so no minutes)" if not n_cal else ")")
+          + (basis or f"no finished run: none in {run_store.STORE} nor in the reference, so no minutes")
           + "; an adaptive study: its first round-every round to max_seeds):")  # fmt: skip
     print(costs.to_string(index=False))
     blocked = table[(table["supported"] == "no") | (table["contradicted"] == "no")]
