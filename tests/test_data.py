@@ -132,3 +132,30 @@ def test_two_positions_are_enough_and_one_is_refused():
     assert set(d.y_train.tolist()) == {0.0, 1.0}  # both orders occur
     with pytest.raises(ValueError, match="seq_len must be at least 2 to hold both markers, got 1"):
         make_order_data(Settings(seq_len=1))
+
+
+def test_make_data_builds_the_runs_task_with_its_settings_defaults_filled_in():
+    from ablation import data
+
+    s = Settings(seed=3, **SMALL)  # the order task, the default
+    built, direct = data.make_data(s), make_order_data(s)
+    for name in ("X_train", "y_train", "X_test", "y_test"):
+        assert torch.equal(getattr(built, name), getattr(direct, name))
+
+    @data.task("test_shift")
+    class Shift:  # a task whose one setting has a default
+        settings = {"shift": {"type": "integer", "default": 2}, "scale": {"type": "number", "default": 1.0}}
+
+        def __init__(self, shift, scale):
+            self.shift, self.scale = shift, scale
+
+        def data(self, run):
+            x = torch.full((1, run.seq_len, run.d_model), float(self.shift) * self.scale)
+            return data.TaskData(x, torch.ones(1), x, torch.ones(1))
+
+    try:
+        assert data.make_data(dataclasses.replace(s, task="test_shift")).X_train[0, 0, 0] == 2.0  # the defaults
+        with_setting = dataclasses.replace(s, task="test_shift", task_settings={"shift": 5})
+        assert data.make_data(with_setting).X_train[0, 0, 0] == 5.0  # the run's setting over the default
+    finally:
+        del data.TASKS["test_shift"]
