@@ -11,6 +11,7 @@ import pytest
 from scipy import stats as sps
 
 from ablation import claims as C
+from ablation import sequential as Q
 from ablation import units as U
 
 ALPHA = 0.05
@@ -608,3 +609,115 @@ def test_a_run_left_with_one_numeric_layer_has_no_slope_and_the_detail_says_why(
     row = verdict(GRAD, df, spoilt)[1]
     assert ("; 1 run(s) without a usable slope (< 2 numeric layer indices with a positive, finite norm) left out. "
             in row["detail"])  # fmt: skip
+
+
+# --------------------------------------------------------------------------- the row, word for word
+
+
+def _family_row(c, summary, cfg=CFG, adaptive=None):
+    out = C.evaluate_family([("s", [c], summary, None, FACTORS)], cfg, adaptive=adaptive)
+    assert list(out.columns) == ["study"] + C.CLAIM_COLUMNS and len(out) == 1
+    return out.iloc[0]
+
+
+def test_a_claims_row_reads_word_for_word_what_its_rule_found():
+    c = claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97)
+    summary = study(lambda cell, s: 0.5 if s == 0 else 1.0)  # seed 0 fails at chance in both cells
+    row = _family_row(c, summary)
+    p = sps.binom.sf(6, 8, 0.5)  # 7 of 8 seeds meet the claim in each cell
+    lo, hi = sps.binomtest(7, 8).proportion_ci(0.95, method="exact")
+    checked = C.check_claims([c], FACTORS, list(summary.columns))[0]
+    _, desc = U.cells_of(checked, U.select(summary, checked["where"], c["id"]), FACTORS, CFG)
+    assert (row["study"], row["id"], row["statement"], row["source"], row["kind"], row["cells"], row["estimand"]) == (
+        "s", "c-at_least", "a at_least claim", "lesson 45", "at_least", "every", "share")
+    assert (row["verdict"], row["n"], row["family"], row["verdict_without_diverged"]) == ("SUPPORTED", 8, "study s", "")
+    assert row["estimate"] == pytest.approx(7.5 / 8) and np.isnan(row["ci_lo"]) and np.isnan(row["ci_hi"])
+    assert (row["share"], row["share_lo"], row["share_hi"]) == pytest.approx((7 / 8, lo, hi))
+    assert row["p_value"] == pytest.approx(p) and row["p_holm"] == pytest.approx(p)
+    assert row["evidence"] == (f"norm=post: 7 of 8 seeds reached 97 %; share > 0.5, exact binomial test over seeds: "
+                               f"p = {p:.3g} for SUPPORTED, Holm over the 1 claim(s) of its family (study s): {p:.3g} vs alpha 0.05")
+    assert row["rule"] == ("a seed meets the claim when its value is at least 0.97; share > 0.5, exact binomial test over "
+                           "seeds; every cell must pass; decisive when the p survives Holm over its family at alpha 0.05")
+    # without seed 0 every seed meets it; without any other, 6 of 7 do not decide (p = 8/128)
+    assert row["robustness"] == pytest.approx(1 / 8)
+    assert row["detail"] == (f"{desc}. norm=post: 7 of 8 seeds reached 97 % | norm=pre: 7 of 8 seeds reached 97 %. "
+                             "Fragile: only 12% of leave-one-seed-out evaluations give SUPPORTED")
+
+
+def test_a_claim_on_the_mean_over_cells_says_so_and_equal_p_values_point_nowhere():
+    c = claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97, cells="average")
+    row = _family_row(c, study(lambda cell, s: 1.0 if s % 2 else 0.5))  # 4 of 8 seeds: p_sup = p_con
+    assert row["verdict"] == "INCONCLUSIVE"
+    assert "for neither verdict (equal p-values), Holm over" in row["evidence"]
+    assert "; on the mean over cells within each seed; " in row["rule"]
+
+
+def test_two_seeds_can_decide_at_a_loose_alpha_and_have_a_robustness():
+    c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)
+    row = _family_row(c, study(lambda cell, s: 1.0, seeds=[0, 1]), cfg={**CFG, "alpha": 0.3})
+    assert (row["verdict"], row["n"]) == ("SUPPORTED", 2) and row["p_value"] == pytest.approx(0.25)
+    assert "fewer than 2 seeds" not in row["evidence"]
+    assert row["robustness"] == 0.0  # one seed left: no verdict
+
+
+def test_an_adaptive_mean_claim_shows_its_confidence_sequence_and_the_e_process():
+    c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.9, estimand="mean")
+    summary = study(lambda cell, s: 0.99)
+    row = _family_row(c, summary, adaptive={"s": {"seeds": list(range(8)), "max_seeds": 20, "batch": 4}})
+    acc = summary[(summary["pos_enc"] == "sinusoidal") & (summary["norm"] == "post")]["test_acc"].to_numpy()
+    lo, hi = Q.confidence_sequence(acc, (0.0, 1.0), 1 - CFG["confidence"])
+    assert (row["ci_lo"], row["ci_hi"]) == (float(lo[-1]), float(hi[-1]))
+    assert "mean over seeds, betting e-process (anytime-valid), p = 1 / largest capital" in row["evidence"]
+    assert "mean over seeds, betting e-process (anytime-valid)" in row["rule"]
+
+
+# --------------------------------------------------------------------------- reachable, and the command line
+
+
+def test_an_adaptive_claim_is_reachable_exactly_when_its_seeds_to_decide_fit_under_max_seeds():
+    cfg = {**CFG, "alpha": ALPHA}
+    for c, acc in ((claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97), lambda cell, s: 1.0 if s % 2 else 0.5),
+                   (claim("at_value", where={"pos_enc": "none"}, target=0.5, tolerance=0.05), lambda cell, s: 0.5 if s % 3 else 1.0),
+                   (claim("not_worse", factor="norm", levels=["post", "pre"], where={"pos_enc": "sinusoidal"}, margin=0.02),
+                    lambda cell, s: 1.0 if cell["norm"] == "post" or s % 2 else 0.9)):  # fmt: skip
+        summary = study(acc)
+        checked = C.check_claims([c], FACTORS, list(summary.columns))[0]
+        for factor in (1, 4):
+            design = {"seeds": list(range(8)), "max_seeds": 8, "batch": 2}
+            r = C.claim_test(checked, summary, None, FACTORS, cfg, design)
+            need = C.seeds_to_decide(checked, r, True, factor, ALPHA)
+            fewest = min(k for k in need.values() if k)
+            for more in range(0, fewest + 2):
+                got = C.reachable(checked, summary, FACTORS, cfg, {**design, "max_seeds": 8 + more}, ALPHA / factor)
+                assert got == (0 < more and fewest <= more), (c["kind"], factor, more, need)
+
+
+def test_the_command_line_writes_one_studys_rows_of_the_whole_family(tmp_path, capsys):
+    import json
+
+    a, b = study(lambda cell, s: 1.0), study(lambda cell, s: 1.0 if s % 2 else 0.5)
+    claims = {"a": [claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97)],
+              "b": [claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97)]}  # fmt: skip
+    paths = []
+    for name, frame in (("a", a), ("b", b)):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+        pd.DataFrame(columns=["run_id", "seed", "layer", "grad_norm"]).to_csv(tmp_path / f"{name}_grads.csv", index=False)
+        paths.append(name)
+    spec = {"stats": CFG, "studies": {n: {"factors": FACTORS, "claims": claims[n]} for n in paths}}
+    args = ["--family-json", json.dumps(spec), "--summaries", *(str(tmp_path / f"{n}.csv") for n in paths),
+            "--init-grads", *(str(tmp_path / f"{n}_grads.csv") for n in paths), "--study", "b",
+            "--out", str(tmp_path / "claims.csv")]  # fmt: skip
+    assert C.main(args) == 0
+    assert capsys.readouterr().out == "claim c-at_least: INCONCLUSIVE\n"
+    written = pd.read_csv(tmp_path / "claims.csv")
+    assert list(written.columns) == C.CLAIM_COLUMNS and list(written["verdict"]) == ["INCONCLUSIVE"]
+    family = C.evaluate_family([(n, claims[n], f, None, FACTORS) for n, f in (("a", a), ("b", b))], CFG)
+    assert written["p_value"].tolist() == pytest.approx(family[family["study"] == "b"]["p_value"].tolist())
+    # an adaptive study's design reaches the rule: the e-process, not the binomial test
+    spec["studies"]["b"]["adaptive"] = {"seeds": list(range(8)), "max_seeds": 20, "batch": 4}
+    assert C.main([*args[:1], json.dumps(spec), *args[2:]]) == 0
+    assert "betting e-process" in pd.read_csv(tmp_path / "claims.csv")["evidence"][0]
+    with pytest.raises(SystemExit) as stop:  # two studies, one summary
+        C.main(["--family-json", json.dumps(spec), "--summaries", str(tmp_path / "a.csv"), "--init-grads",
+                str(tmp_path / "a_grads.csv"), "--study", "a", "--out", str(tmp_path / "x.csv")])  # fmt: skip
+    assert stop.value.code == 2 and "2 studies but 1 summaries and 1 gradient tables" in capsys.readouterr().err

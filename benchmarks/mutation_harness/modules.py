@@ -27,7 +27,7 @@ MODULES: dict[str, dict] = {
     # the statistics of one study, one idea a module (ablation/__init__.py lists them); the same tests judge each
     **{name: {"tests": STATS_TESTS, "deselect": "ten_thousand"}
        for name in ("measures", "intervals", "significance", "variance", "stats")},
-    "claims": {"tests": ["tests/test_claims.py"]},
+    "claims": {"tests": ["tests/test_claims.py", "tests/test_exact_claims.py"]},
     # the anytime-valid statistics of adaptive studies (claims' p-values there; the rounds' stopping rule)
     "sequential": {"tests": ["tests/test_sequential.py", "tests/test_adaptive.py", "tests/test_sequential_rules.py"]},
 }
