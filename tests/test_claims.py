@@ -721,3 +721,72 @@ def test_the_command_line_writes_one_studys_rows_of_the_whole_family(tmp_path, c
         C.main(["--family-json", json.dumps(spec), "--summaries", str(tmp_path / "a.csv"), "--init-grads",
                 str(tmp_path / "a_grads.csv"), "--study", "a", "--out", str(tmp_path / "x.csv")])  # fmt: skip
     assert stop.value.code == 2 and "2 studies but 1 summaries and 1 gradient tables" in capsys.readouterr().err
+
+
+def _with_certificate(summary, gap, differ):
+    return summary.assign(twin_logit_gap=gap, twin_pairs_differ=differ)
+
+
+def test_an_exact_claims_words_name_the_runs_that_break_it_five_at_most():
+    c = C.check_claims([claim("at_value", where={"pos_enc": "none"}, target=0.5, tolerance=0.0, exact=True)],
+                       FACTORS, SETTINGS + ["test_acc"])[0]  # fmt: skip
+    summary = study(lambda cell, s: 0.5)  # 16 runs without positional encoding
+    runs = summary[summary["pos_enc"] == "none"]["run_id"].tolist()
+    broken = summary["run_id"].isin(runs[:7])
+    verdict, words, n = C.certificate(c, _with_certificate(summary, np.where(broken, 0.25, 0.0), np.where(broken, 3, 0)))
+    named = ", ".join(f"{r} (3 twin pairs predicted differently, logit gap 0.25)" for r in runs[:5])
+    assert (verdict, n) == ("CONTRADICTED", 16) and words == f"7 of 16 runs break the twin certificate: {named} and 2 more"
+    five = summary["run_id"].isin(runs[:5])
+    assert C.certificate(c, _with_certificate(summary, np.where(five, 0.25, 0.0), np.where(five, 3, 0)))[1].endswith("logit gap 0.25)")
+    # one pair predicted differently breaks it; a gap of exactly EXACT_GAP does not
+    one = summary["run_id"] == runs[0]
+    assert C.certificate(c, _with_certificate(summary, 0.0, np.where(one, 1, 0)))[0] == "CONTRADICTED"
+    assert C.certificate(c, _with_certificate(summary, C.EXACT_GAP, 0))[0] == "SUPPORTED"
+    assert C.certificate(c, summary)[1] == "no run has a twin certificate (twin_logit_gap, twin_pairs_differ missing)"
+    without_ids = _with_certificate(summary, np.where(one, np.nan, 0.0), 0).drop(columns="run_id")
+    assert C.certificate(c, without_ids)[1].endswith("(diverged or trained without one): 0")
+
+
+def test_the_family_is_named_as_the_config_asks():
+    c = claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97)
+    summary = study(lambda cell, s: 1.0)
+    assert _family_row(c, summary)["family"] == "study s"
+    pooled = _family_row(c, summary, cfg={**CFG, "family": "config"})
+    assert pooled["family"] == "every claim of the config" and "family (every claim of the config)" in pooled["evidence"]
+    assert verdict(c, summary)[1]["family"] == "these claims"
+
+
+def test_the_rule_names_its_test_in_words_for_each_kind_and_estimand():
+    better = claim("better", factor="norm", levels=["post", "pre"], where={"pos_enc": "sinusoidal"})
+    row = verdict(better, study(lambda cell, s: 0.9 + 0.05 * (cell["norm"] == "pre")))[1]
+    assert "share > 0.5, exact binomial test over seeds (the sign test);" in row["rule"]
+    share = verdict(claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97, share=0.75), study(lambda cell, s: 1.0))[1]
+    assert "share > 0.75, exact binomial test over seeds;" in share["rule"] and "(the sign test)" not in share["rule"]
+
+
+def test_a_claim_contradicted_in_one_cell_shows_that_cell():
+    c = claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97)
+    row = verdict(c, study(lambda cell, s: 1.0 if cell["norm"] == "post" else 0.6))[1]
+    p = 2 * sps.binom.cdf(0, 8, 0.5)  # Bonferroni over the 2 cells
+    assert row["verdict"] == "CONTRADICTED" and row["evidence"].startswith("norm=pre: 0 of 8 seeds reached 97 %")
+    assert row["p_value"] == pytest.approx(p)
+
+
+def test_what_would_decide_an_undecided_claim_says_when_holm_holds_it_back_or_no_seeds_could():
+    c = C.check_claims([claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97)], FACTORS, SETTINGS + ["test_acc"])[0]
+    summary = study(lambda cell, s: 1.0 if s % 2 else 0.5)
+    r = C.claim_test(c, summary, None, FACTORS, CFG)
+    assert C._what_would_decide(c, r, False, 1, 0.06, ALPHA).endswith(" (once the claims before it in Holm's order are decided)")
+    assert "Holm's order" not in C._what_would_decide(c, r, False, 1, ALPHA, ALPHA)
+    assert "more than 100 more seeds per cell, every one meeting the claim, for SUPPORTED" in C._what_would_decide(c, r, False, 1e60, 0.0, ALPHA)
+
+
+def test_a_cells_words_count_ties_and_seeds_a_diverged_run_leaves_unsure():
+    better = claim("better", factor="norm", levels=["post", "pre"], where={"pos_enc": "sinusoidal"})
+    row = verdict(better, study(lambda cell, s: 0.9 + 0.05 * (cell["norm"] == "pre" and s < 6)))[1]
+    assert "6 of 6 seeds improved (2 tied)" in row["evidence"]
+    c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)
+    summary = study(lambda cell, s: 1.0)
+    summary.loc[(summary["pos_enc"] == "sinusoidal") & (summary["norm"] == "post") & (summary["seed"] == 0), "status"] = "diverged"
+    row = verdict(c, summary)[1]
+    assert row["evidence"].startswith("mean over 1 cell(s): 7 of 8 seeds reached 97 %; 1 seed(s) with a diverged run count against each verdict;")
