@@ -111,30 +111,6 @@ def test_the_rounds_still_decide_where_the_claim_holds():
     assert rows["better, half the seeds +1, rest tied"]["adaptive_supported"] >= 0.9
 
 
-def test_mixture_capital_is_the_beta_mixture_of_likelihood_ratios():
-    """K+ after k of n outcomes 1 is the likelihood ratio of Bernoulli(q) to Bernoulli(m) averaged
-    over q uniform on (m, 1] (K-: on [0, m)), integrated numerically; p = 1 / running max."""
-    from scipy import integrate  # noqa: PLC0415
-
-    z = np.array([1, 1, 0, 1, 1, 1, 0, 1, 1, 1], dtype=float)
-    for m in (0.3, 0.5, 0.8):
-        up, down = Q.mixture_log_capital(z, m)
-        want_up, want_down, best_up, best_down = [], [], 0.0, 0.0
-        for n in range(1, len(z) + 1):
-            k = z[:n].sum()
-            ratio = lambda q: q**k * (1 - q) ** (n - k) / (m**k * (1 - m) ** (n - k))  # noqa: E731
-            best_up = max(best_up, np.log(integrate.quad(ratio, m, 1)[0] / (1 - m)))
-            best_down = max(best_down, np.log(integrate.quad(ratio, 0, m)[0] / m))
-            want_up.append(best_up)
-            want_down.append(best_down)
-        np.testing.assert_allclose(up, want_up, rtol=1e-8, atol=1e-12)
-        np.testing.assert_allclose(down, want_down, rtol=1e-8, atol=1e-12)
-    p_up, _ = Q.mixture_p(np.ones(7), 0.5)
-    assert p_up[-1] == pytest.approx(8 / (2**8 - 1))  # every outcome 1: K+ = (2^(n+1) - 1) / (n + 1)
-    with pytest.raises(ValueError, match="0/1"):
-        Q.mixture_p([0.5, 1.0], 0.5)
-
-
 def test_a_mean_over_truncations_is_the_mean_of_their_capitals():
     rng = np.random.default_rng(4)
     z = rng.beta(2, 2, 20)
@@ -150,13 +126,3 @@ def test_seeds_that_all_agree_multiply_the_capital_by_one_plus_c():
     p = Q.directional_p(np.ones(9), 0.5, (0.0, 1.0), ALPHA)[0]
     np.testing.assert_allclose(p[3:], (1 + Q.C_TRUNCATE) ** -np.arange(4.0, 10.0), rtol=1e-12)
     assert p[6] <= ALPHA / 2 and p[7] <= ALPHA / 4
-
-
-def test_the_bets_comparison_keeps_alpha_and_ranks_every_truncation():
-    speed, errors = Q.bets(n_sims=500, max_seeds=20)
-    assert {row["rule"] for row in speed} >= {"c = 0.5", "c = 0.9", "beta(1,1)"}
-    for row in errors:
-        assert row["wrong_up"] <= row["limit"] and row["wrong_down"] <= row["limit"], row
-    unanimous = {r["rule"]: r["mean_seeds"] for r in speed
-                 if r["scenario"] == "outcomes: every seed meets" and r["level"] == 0.025}  # fmt: skip
-    assert unanimous["c = 0.9"] == 6 and unanimous["c = 0.5"] == 10 and unanimous["beta(1,1)"] == 8
