@@ -277,10 +277,8 @@ def reachable(c: dict, summary: pd.DataFrame, factors, cfg: dict, design: dict, 
     n_more = [design["max_seeds"] - cell.n for cell in cells]
     if min(n_more, default=0) <= 0:
         return False
-    lo, hi = Q.band(c)
-    blo, bhi = Q.bounds_of(c["kind"])
     cond = conditions(c)[0]
-    for value in ([bhi, blo] if hi == lo else [(lo + hi) / 2, blo, bhi]):
+    for value in (v for values in _favourable(c).values() for v in values):
         grown = [_grown([x], k, value)[0] for x, k in zip(cells, n_more)]
         p_sup, p_con, _ = _combine([[_cell_test(c, cond, x, True, cfg["alpha"])] for x in grown])
         if min(p_sup, p_con) <= level:
