@@ -165,8 +165,7 @@ def _cell_test(c: dict, cond: Condition, cell: Cell, sequential: bool, alpha: fl
         words += f"; {unsure} seed(s) with a diverged run count against each verdict"
     if c["estimand"] == "mean":
         bounds = Q.bounds_of(c["kind"])
-        band = cond.band if np.isfinite(cond.high) else (cond.low, np.inf)
-        p_sup, p_con = T.mean_p(cell.lo, cell.hi, band, bounds, alpha)
+        p_sup, p_con = T.mean_p(cell.lo, cell.hi, cond.band, bounds, alpha)
         words = f"mean {mean:.4g} over {cell.n} seeds; " + words
     elif sequential:
         p_sup, p_con = T.share_p_sequential(sure, possible, counted, c["share"], alpha)
@@ -227,7 +226,7 @@ def claim_test(c: dict, summary: pd.DataFrame, init_grads, factors, cfg: dict, d
     evidence = [[_cell_test(c, cond, cell, sequential, cfg["alpha"]) for cond, cell in zip(conds, lv)] for lv in levels]
     p_sup, p_con, deciding = _combine(evidence)
     n = min(cell.n for lv in levels for cell in lv)
-    if n < 2:  # no verdict from fewer than 2 seeds
+    if n < 2:  # no verdict from fewer than 2 seeds: equal p-values point nowhere (decided)
         p_sup = p_con = 1.0
     seeds = tuple(sorted({s for lv in levels for cell in lv for s in cell.seeds}, key=str))
     return Result(p_sup, p_con, n, deciding, evidence, [lv[0] for lv in levels], desc, seeds)
@@ -374,7 +373,7 @@ def verdict_alone(c, summary, init_grads, factors, cfg, design, holm_factor, flo
         verdict, _, n = certificate(c, summary)
         return verdict, n
     r = claim_test(c, summary, init_grads, factors, cfg, design)
-    return (decided(r.p_sup, r.p_con, holm_factor, floor, cfg["alpha"]) if r.n >= 2 else "INCONCLUSIVE"), r.n
+    return decided(r.p_sup, r.p_con, holm_factor, floor, cfg["alpha"]), r.n
 
 
 def _share_ci(k: int, n: int, confidence: float) -> tuple[float, float]:
@@ -384,17 +383,16 @@ def _share_ci(k: int, n: int, confidence: float) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
-def evaluate_family(studies, cfg: dict | None = None, seed: int = 0, adaptive: dict | None = None) -> pd.DataFrame:
+def evaluate_family(studies, cfg: dict | None = None, adaptive: dict | None = None) -> pd.DataFrame:
     """Every claim of a config: one row per claim (CLAIM_COLUMNS, with the study first).
 
     ``studies``: iterable of (study name, claims, summary, init_grads, factors). Holm runs over the
     non-exact claims of each family (``stats.family``: ``study``, the default, or ``config``); a
     verdict is decisive when its Holm-adjusted p is at most ``alpha``. ``adaptive``: study name ->
-    its design ``{seeds, max_seeds, batch}``, whose claims take anytime-valid p-values. ``seed`` is
-    kept for the callers' signature: every test here is exact or deterministic.
+    its design ``{seeds, max_seeds, batch}``, whose claims take anytime-valid p-values. Every test
+    here is exact or deterministic: no random seed.
     """
     cfg = measures.resolve_cfg(cfg)
-    alpha = cfg["alpha"]
     items = []
     for name, claims, summary, init_grads, factors in studies:
         factors = list(factors)
@@ -431,7 +429,7 @@ def _row(name, c, summary, init_grads, factors, design, r, holm, cfg) -> dict:
                    p_holm=np.nan, family="", evidence=evidence, rule=EXACT_TEXT, detail=f"{n} runs ({U.where_text(c['where'])})")  # fmt: skip
         seeds = sorted(sub["seed"].unique(), key=str)
     else:
-        verdict = decided(r.p_sup, r.p_con, factor, floor, alpha) if r.n >= 2 else "INCONCLUSIVE"
+        verdict = decided(r.p_sup, r.p_con, factor, floor, alpha)
         ev, cell = r.evidence[r.deciding], r.cells[r.deciding]
         sequential = design is not None and c["kind"] in Q.SEQUENTIAL_KINDS
         p = min(r.p_sup, r.p_con)
@@ -498,14 +496,14 @@ def _family_name(study: str, cfg: dict) -> str:
     return "every claim of the config" if cfg.get("family") == "config" else f"study {study}" if study else "these claims"
 
 
-def evaluate_claims(claims, summary: pd.DataFrame, init_grads: pd.DataFrame | None, factors, cfg: dict | None = None,
-                    seed: int = 0) -> pd.DataFrame:  # fmt: skip
+def evaluate_claims(claims, summary: pd.DataFrame, init_grads: pd.DataFrame | None, factors,
+                    cfg: dict | None = None) -> pd.DataFrame:  # fmt: skip
     """The claims of one study as a family of their own (``evaluate_family``); CLAIM_COLUMNS.
 
     Raises ValueError naming the claim for a malformed claim, a ``where`` naming a column not in
     the results or selecting no runs, or a level selecting no runs.
     """
-    out = evaluate_family([("", claims, summary, init_grads, factors)], cfg, seed)
+    out = evaluate_family([("", claims, summary, init_grads, factors)], cfg)
     return out[CLAIM_COLUMNS]
 
 
