@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 from scipy import stats as sps
 
 from ablation import claims as C
+from ablation import seedtests as T
 from ablation import sequential as Q
 from ablation import units as U
 
@@ -787,6 +789,294 @@ def test_a_cells_words_count_ties_and_seeds_a_diverged_run_leaves_unsure():
     assert "6 of 6 seeds improved (2 tied)" in row["evidence"]
     c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)
     summary = study(lambda cell, s: 1.0)
-    summary.loc[(summary["pos_enc"] == "sinusoidal") & (summary["norm"] == "post") & (summary["seed"] == 0), "status"] = "diverged"
+    first = (summary["pos_enc"] == "sinusoidal") & (summary["norm"] == "post") & (summary["seed"] == 0)
+    summary.loc[first, "status"] = "diverged"
     row = verdict(c, summary)[1]
     assert row["evidence"].startswith("mean over 1 cell(s): 7 of 8 seeds reached 97 %; 1 seed(s) with a diverged run count against each verdict;")
+
+
+# --------------------------------------------------------------------------- a seed's condition at its bounds
+
+
+def test_a_condition_holds_at_its_bounds_and_within_float_noise_of_them_and_a_strict_one_only_above():
+    eps = C.EPS
+    band = C.Condition(0.4, 0.6, "in the band")
+    x = np.array([0.4, 0.6, 0.4 - eps / 2, 0.6 + eps / 2, 0.4 - eps, 0.6 + eps, 0.4 - 2 * eps, 0.6 + 2 * eps])
+    assert band.sure(x, x).tolist() == [True] * 6 + [False] * 2
+    # a diverged seed's interval [lo, hi] may meet the band when it reaches the band at all
+    edge = np.array([0.4, 0.4 - eps, 0.4 - 2 * eps])
+    assert band.possible(np.zeros(3), edge).tolist() == [True, True, False]
+    assert band.possible(1 - edge, np.ones(3)).tolist() == [True, True, False]
+    above = C.Condition(0.0, np.inf, "above 0", strict=True)
+    x = np.array([0.0, eps, 2 * eps])
+    assert above.sure(x, x).tolist() == [False, False, True]
+    assert above.possible(-np.ones(3), x).tolist() == [False, False, True]
+    assert band.sure(np.array([0.4]), np.array([0.4]))[0] and band.possible(np.array([0.0]), np.array([0.4]))[0]
+
+
+def test_better_and_a_growing_slope_must_lie_above_their_bound_not_at_it():
+    better = C.conditions({"kind": "better"})[0]
+    growing, flat = C.conditions({"kind": "grad_trend", "min_slope": 0.05, "flat_margin": 0.1})
+    at = np.zeros(1)
+    assert not better.sure(at, at)[0] and better.sure(at + 1e-3, at + 1e-3)[0]
+    assert not growing.sure(at + 0.05, at + 0.05)[0] and flat.sure(at + 0.1, at + 0.1)[0]
+
+
+def test_each_kinds_condition_is_said_in_words():
+    words = {kind: [cond.words for cond in C.conditions({"kind": kind, **keys})] for kind, keys in (
+        ("at_least", {"threshold": 0.97}), ("at_value", {"target": 0.5, "tolerance": 0.05}),
+        ("equivalent", {"margin": 0.02}), ("not_worse", {"margin": 0.02}), ("better", {}),
+        ("grad_trend", {"min_slope": 0.05, "flat_margin": 0.1}))}  # fmt: skip
+    assert words == {"at_least": ["reached 97 %"], "at_value": ["within 50 % ± 5 %"],
+                     "equivalent": ["differed by at most ±2 pp"], "not_worse": ["lost at most 2 pp"],
+                     "better": ["improved"],
+                     "grad_trend": ["grew by more than 0.05 per layer", "stayed within ±0.1 per layer"]}  # fmt: skip
+    with pytest.raises(AssertionError, match="no_such_kind"):
+        C.conditions({"kind": "no_such_kind"})
+
+
+def test_a_difference_within_half_a_grid_step_of_zero_is_a_tie_and_a_diverged_seed_is_counted():
+    better = C.conditions({"kind": "better"})[0]
+    step = 1 / 300
+    lo = np.array([0.0, 0.4 * step, -0.45 * step, 0.5 * step, -0.6 * step, step, -1.0])
+    hi = np.where(lo == -1.0, 1.0, lo)  # the last seed's run diverged: its difference is unknown
+    cell = U.Cell("c", np.arange(7), lo, hi, step)
+    assert better.counted(cell).tolist() == [False, False, False, True, True, True, True]
+    assert C.conditions({"kind": "at_least", "threshold": 0.5})[0].counted(cell).all()
+
+
+# --------------------------------------------------------------------------- combining cells, Holm's steps
+
+
+def _ev(p_sup, p_con):
+    return C.Evidence("", p_sup, p_con, 8, 0, np.nan)
+
+
+def test_combining_cells_takes_the_largest_p_sup_and_bonferroni_p_con_capped_at_one():
+    # one cell with two conditions (grad_trend): Bonferroni over the conditions, at most 1
+    assert C._combine([[_ev(0.2, 0.6), _ev(0.3, 0.7)]]) == (0.3, 1.0, 0)
+    # two cells: SUPPORTED needs both (the largest p), CONTRADICTED one (Bonferroni, at most 1)
+    assert C._combine([[_ev(0.2, 0.6)], [_ev(0.4, 0.9)]]) == (0.4, 1.0, 1)
+    # the cell shown: the one with the smallest p_con when that p is the smaller
+    assert C._combine([[_ev(0.9, 0.01)], [_ev(0.5, 0.2)]]) == (0.9, 0.02, 0)
+    # at equal p-values the cell with the largest p_sup is shown
+    assert C._combine([[_ev(0.2, 0.25)], [_ev(0.5, 0.9)]]) == (0.5, 0.5, 1)
+
+
+def test_holm_steps_give_each_claim_its_factor_and_the_adjusted_p_ranked_before_it():
+    steps = C.holm_steps([0.04, 0.01, 0.3, 0.02])
+    want = [(2, 0.06, 0.08), (4, 0.0, 0.04), (1, 0.08, 0.3), (3, 0.04, 0.06)]
+    for got, (factor, floor, adjusted) in zip(steps, want):
+        assert got[0] == factor and got[1:] == pytest.approx((floor, adjusted))
+    # an adjusted p is at most 1, and so is the floor it leaves to the claims after it
+    assert C.holm_steps([0.7, 0.6]) == [(1, 1.0, 1.0), (2, 0.0, 1.0)]
+    # tied p-values take their steps in the family's order, however many claims it holds
+    tied = C.holm_steps([0.3, 0.01] * 15)
+    assert [step[0] for step in tied[1::2]] == list(range(30, 15, -1))
+
+
+# --------------------------------------------------------------------------- the rows' other edges
+
+
+def test_an_exact_claims_row_reads_word_for_word_what_its_certificates_found():
+    c = claim("at_value", where={"pos_enc": "none"}, target=0.5, tolerance=0.0034, exact=True)
+    summary = _certified(study(lambda cell, s: 0.5 + (cell["norm"] == "pre") / 300, seeds=range(5)), gap=2e-5)
+    row = _family_row(c, summary)
+    assert (row["study"], row["estimand"], row["verdict"], row["n"], row["family"]) == ("s", "exact", "SUPPORTED", 5, "")
+    assert row["estimate"] == pytest.approx(0.5 + 0.5 / 300)
+    assert all(np.isnan(row[k]) for k in ("p_value", "p_holm", "ci_lo", "ci_hi", "share", "share_lo", "share_hi"))
+    assert row["evidence"] == ("all 10 runs hold the twin certificate: every twin pair predicted alike, "
+                               "largest logit gap 2e-05")  # fmt: skip
+    assert (row["rule"], row["detail"]) == (C.EXACT_TEXT, "10 runs (pos_enc=none)")
+    assert (row["robustness"], row["verdict_without_diverged"]) == (1.0, "")
+    # the estimate reads the claim's metric with the config's converged threshold
+    converged = _family_row(dict(c, metric="converged"), summary, cfg={**CFG, "converged_threshold": 0.521})
+    assert converged["estimate"] == pytest.approx(0.5) and converged["verdict"] == "SUPPORTED"
+
+
+def test_an_exact_claim_alone_is_its_certificates_verdict_over_runs():
+    c = C.check_claims([claim("at_value", where={"pos_enc": "none"}, target=0.5, tolerance=0.0034, exact=True)],
+                       FACTORS, SETTINGS + ["test_acc"])[0]  # fmt: skip
+    summary = _certified(study(lambda cell, s: 0.5, seeds=range(5)))
+    summary.loc[summary.index[0], "twin_pairs_differ"] = 2  # every accuracy still exactly 0.5
+    assert C.verdict_alone(c, summary, None, FACTORS, CFG, None, 1, 0.0) == ("CONTRADICTED", 10)
+
+
+def test_a_verdict_at_exactly_the_robust_share_is_not_called_fragile():
+    # 4 of 5 seeds meet it: p = 6/32 is undecided at alpha 0.1; without the failing seed 4 of 4
+    # (p = 1/16) decide, without any other 3 of 4 do not: 4 of 5 evaluations repeat INCONCLUSIVE
+    c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)
+    row = _family_row(c, study(lambda cell, s: 0.5 if s == 4 else 1.0, seeds=range(5)), cfg={**CFG, "alpha": 0.1})
+    assert (row["verdict"], row["robustness"]) == ("INCONCLUSIVE", pytest.approx(C.ROBUST))
+    assert "Fragile" not in row["detail"]
+
+
+def test_the_verdict_without_diverged_runs_reads_the_runs_that_did_not_diverge():
+    c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)
+    summary = study(lambda cell, s: 1.0)
+    cell = (summary["pos_enc"] == "sinusoidal") & (summary["norm"] == "post")
+    summary.loc[cell & (summary["seed"] < 2), "status"] = "diverged"
+    row = _family_row(c, summary)  # 6 of 8 seeds surely meet it: p = 37/256
+    assert (row["verdict"], row["verdict_without_diverged"]) == ("INCONCLUSIVE", "SUPPORTED")
+    summary.loc[cell, "status"] = "diverged"  # without them the claim selects no run
+    words = _family_row(c, summary)["verdict_without_diverged"]
+    assert words == "INCONCLUSIVE (claim 'c-at_least': 'where' pos_enc=sinusoidal, norm=post selects no runs)"
+
+
+def test_a_grad_trend_row_reads_both_levels_and_re_evaluates_with_the_gradients():
+    df, g = _grad_study()
+    df.loc[0, "status"] = "diverged"  # a run of the flat level in pos_enc=none; its gradients stand
+    row = C.evaluate_family([("s", [GRAD], df, g, FACTORS)], CFG).iloc[0]
+    both = "8 of 8 seeds grew by more than 0 per layer; 8 of 8 seeds stayed within ±0.1 per layer"
+    assert row["evidence"].startswith(f"pos_enc=none: {both}; share > 0.5, exact binomial test over seeds: p = ")
+    assert row["detail"].endswith(f"pos_enc=none: {both} | pos_enc=sinusoidal: {both}")
+    assert (row["verdict"], row["robustness"], row["verdict_without_diverged"]) == ("SUPPORTED", 1.0, "SUPPORTED")
+    # half the seeds grow: undecided, and no count of further seeds is offered for grad_trend
+    half = grads(df, lambda run: 0.5 if run["norm"] == "post" and run["seed"] % 2 else 0.0, noise=0.01)
+    row = C.evaluate_family([("s", [GRAD], df, half, FACTORS)], CFG).iloc[0]
+    assert row["verdict"] == "INCONCLUSIVE" and row["evidence"].endswith(" vs alpha 0.05")
+
+
+ADAPTIVE_ALPHA = 0.035
+"""Between the e-process's p for 6 of 6 seeds meeting a claim (0.021) and for 5 of 5 (0.040), and
+above the binomial p of 5 of 5 (1/32): where the anytime-valid rule and the fixed one part."""
+
+
+def test_an_adaptive_study_tests_its_claims_with_the_e_process_throughout_the_row():
+    c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)
+    design = {"seeds": list(range(6)), "max_seeds": 20, "batch": 2}
+    cfg = {**CFG, "alpha": ADAPTIVE_ALPHA}
+    summary = study(lambda cell, s: 1.0, seeds=range(6))
+    row = _family_row(c, summary, cfg=cfg, adaptive={"s": design})
+    six, five = (T.share_p_sequential(*[np.ones(n, bool)] * 3, 0.5, ADAPTIVE_ALPHA)[0] for n in (6, 5))
+    assert row["p_value"] == pytest.approx(six) and five > ADAPTIVE_ALPHA >= 1 / 32
+    assert "; share > 0.5, betting e-process on the seeds' outcomes (anytime-valid), p = 1 / largest capital; " in row["rule"]
+    # leaving a seed out leaves 5 of 5: the e-process does not decide, so the verdict is fragile
+    assert (row["verdict"], row["robustness"]) == ("SUPPORTED", 0.0)
+    first = (summary["pos_enc"] == "sinusoidal") & (summary["norm"] == "post") & (summary["seed"] == 0)
+    summary.loc[first, "status"] = "diverged"
+    assert _family_row(c, summary, cfg=cfg, adaptive={"s": design})["verdict_without_diverged"] == "INCONCLUSIVE"
+    # an undecided row counts the further seeds the e-process needs, not the binomial test
+    mixed = study(lambda cell, s: 1.0 if s % 2 else 0.5, seeds=range(6))
+    checked = C.check_claims([c], FACTORS, list(mixed.columns))[0]
+    r = C.claim_test(checked, mixed, None, FACTORS, cfg, design)
+    need, fixed = (C.seeds_to_decide(checked, r, sequential, 1, ADAPTIVE_ALPHA)["SUPPORTED"]
+                   for sequential in (True, False))  # fmt: skip
+    row = _family_row(c, mixed, cfg=cfg, adaptive={"s": design})
+    assert need != fixed and f"To decide it: at least {need} more seed(s) per cell, every one meeting" in row["evidence"]
+
+
+def test_an_adaptive_study_takes_its_first_seeds_for_a_claim_without_an_e_process():
+    df, g = _grad_study()  # 8 seeds; the design's first 6 are the fixed-design seeds
+    design = {"seeds": list(range(6)), "max_seeds": 20, "batch": 2}
+    row = C.evaluate_family([("s", [GRAD], df, g, FACTORS)], CFG, adaptive={"s": design}).iloc[0]
+    assert row["n"] == 6 and "exact binomial test over seeds" in row["evidence"]
+    at_least = claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97)
+    assert _family_row(at_least, df, adaptive={"s": design})["n"] == 8
+
+
+def test_a_paired_mean_claim_bounds_its_confidence_sequence_by_the_differences_range():
+    c = claim("not_worse", factor="norm", levels=["post", "pre"], where={"pos_enc": "sinusoidal"}, margin=0.05,
+              estimand="mean")  # fmt: skip
+    summary = study(lambda cell, s: 0.95 - 0.01 * (s % 3) * (cell["norm"] == "pre"))
+    row = _family_row(c, summary, adaptive={"s": {"seeds": list(range(8)), "max_seeds": 20, "batch": 2}})
+    sin = summary[summary["pos_enc"] == "sinusoidal"].sort_values("seed")
+    diff = sin[sin["norm"] == "pre"]["test_acc"].to_numpy() - sin[sin["norm"] == "post"]["test_acc"].to_numpy()
+    lo, hi = Q.confidence_sequence(diff, (-1.0, 1.0), 1 - CFG["confidence"])
+    assert hi[-1] != hi[-2] and (row["ci_lo"], row["ci_hi"]) == pytest.approx((lo[-1], hi[-1]))
+    assert row["p_value"] == pytest.approx(min(T.mean_p(diff, diff, (-0.05, np.inf), (-1.0, 1.0), ALPHA)))
+    assert "; mean over seeds, betting e-process (anytime-valid), p = 1 / largest capital: p = " in row["evidence"]
+
+
+def test_fewer_than_two_seeds_give_p_one_both_ways():
+    c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)
+    row = _family_row(c, study(lambda cell, s: 1.0, seeds=[0]))
+    assert (row["verdict"], row["p_value"], row["n"]) == ("INCONCLUSIVE", 1.0, 1)
+    assert "for neither verdict (equal p-values)" in row["evidence"]
+
+
+def test_the_config_reaches_every_test_of_a_study_of_its_own():
+    c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)
+    summary = study(lambda cell, s: 1.0, seeds=[0, 1])  # p = 1/4
+    loose = C.evaluate_claims([c], summary, None, FACTORS, {**CFG, "alpha": 0.3, "confidence": 0.8}).iloc[0]
+    lo, hi = sps.binomtest(2, 2).proportion_ci(0.8, method="exact")
+    assert loose["verdict"] == "SUPPORTED" and (loose["share_lo"], loose["share_hi"]) == pytest.approx((lo, hi))
+    assert C.evaluate_claims([c], summary, None, FACTORS).iloc[0]["verdict"] == "INCONCLUSIVE"
+    converged = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=1.0, metric="converged")
+    strict = study(lambda cell, s: 0.96)  # final training accuracy 0.98
+    assert verdict(converged, strict)[0] == "SUPPORTED"
+    tight = C.evaluate_claims([converged], strict, None, FACTORS, {**CFG, "converged_threshold": 0.99}).iloc[0]
+    assert tight["verdict"] == "CONTRADICTED"
+
+
+# --------------------------------------------------------------------------- how many seeds would decide
+
+
+def test_seeds_to_decide_counts_from_one_further_seed_up_to_its_limit():
+    c = C.check_claims([claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)],
+                       FACTORS, SETTINGS + ["test_acc"])[0]  # fmt: skip
+    five = C.claim_test(c, study(lambda cell, s: 1.0, seeds=range(5)), None, FACTORS, CFG, {"seeds": list(range(5))})
+    assert C.seeds_to_decide(c, five, True, 1, ADAPTIVE_ALPHA)["SUPPORTED"] == 1
+    # a claim decided already still names one further seed: the row asks only of undecided ones
+    assert C.seeds_to_decide(c, five, True, 1, 0.05)["SUPPORTED"] == 1
+    # 4 of 8 seeds meet it; at this Holm factor exactly 101 further seeds meeting it would decide
+    half = C.claim_test(c, study(lambda cell, s: 1.0 if s % 2 else 0.5), None, FACTORS, CFG)
+    factor = ALPHA / (sps.binom.sf(4 + 101 - 1, 8 + 101, 0.5) * (1 + 1e-9))
+    assert C.seeds_to_decide(c, half, False, factor, ALPHA)["SUPPORTED"] is None  # beyond the default 100
+    assert C.seeds_to_decide(c, half, False, factor, ALPHA, limit=101)["SUPPORTED"] == 101
+    assert C.seeds_to_decide(c, half, False, factor, ALPHA, limit=100)["SUPPORTED"] is None
+
+
+def test_reachable_needs_a_further_seed_and_counts_a_p_exactly_at_the_level():
+    c = C.check_claims([claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)],
+                       FACTORS, SETTINGS + ["test_acc"])[0]  # fmt: skip
+    summary = study(lambda cell, s: 1.0, seeds=range(5))
+    six = T.share_p_sequential(*[np.ones(6, bool)] * 3, 0.5, ALPHA)[0]
+    design = {"seeds": list(range(5)), "max_seeds": 6, "batch": 1}
+    assert C.reachable(c, summary, FACTORS, CFG, design, six)  # one more seed meeting it gives exactly that p
+    assert not C.reachable(c, summary, FACTORS, CFG, design, six * (1 - 1e-9))
+    # at max_seeds there is no further seed, even for a claim whose p is at the level already
+    assert not C.reachable(c, summary, FACTORS, CFG, {**design, "max_seeds": 5}, 1.0)
+    with pytest.raises(ValueError, match="c-at_least"):
+        C.reachable(dict(c, where={"pos_enc": "rope"}), summary, FACTORS, CFG, design, ALPHA)
+    converged = dict(c, metric="converged", threshold=1.0)
+    strict = study(lambda cell, s: 0.96 if s < 3 else 1.0, seeds=range(5))  # 3 seeds converged at 0.95, not at 0.99
+    assert C.reachable(converged, strict, FACTORS, CFG, design, six)
+    assert not C.reachable(converged, strict, FACTORS, {**CFG, "converged_threshold": 0.99}, design, six)
+
+
+def test_an_exact_claim_that_selects_no_run_names_the_claim():
+    c = claim("at_value", where={"pos_enc": "rope"}, target=0.5, tolerance=0.0034, exact=True)
+    with pytest.raises(ValueError, match="c-at_value"):
+        C.certificate(c, _certified(study(lambda cell, s: 0.5)))
+
+
+# --------------------------------------------------------------------------- the command line's options
+
+
+def test_the_command_line_says_what_each_option_takes_and_requires_each(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        C.main(["--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert stop.value.code == 0 and "Verdicts of every claim of the config, Holm over each family." in said
+    for option, text in (("--family-json FAMILY_JSON", "stats settings and, per study, factors and claims"),
+                         ("--summaries SUMMARIES [SUMMARIES ...]", "summary.csv of each study, in order"),
+                         ("--init-grads INIT_GRADS [INIT_GRADS ...]", "init_grads.csv of each study"),
+                         ("--study STUDY", "the study whose rows to write")):  # fmt: skip
+        assert f"{option} {text}" in said
+    args = {"--family-json": ["{}"], "--summaries": ["a.csv"], "--init-grads": ["g.csv"], "--study": ["a"],
+            "--out": [str(tmp_path / "out.csv")]}  # fmt: skip
+    for missing in args:
+        with pytest.raises(SystemExit) as stop:
+            C.main([word for option, values in args.items() if option != missing for word in (option, *values)])
+        assert stop.value.code == 2 and f"the following arguments are required: {missing}" in capsys.readouterr().err
+    # the stats settings reach the verdicts: two seeds decide at alpha 0.3, not at the default 0.05
+    summary = study(lambda cell, s: 1.0, seeds=[0, 1])
+    summary.to_csv(tmp_path / "a.csv", index=False)
+    pd.DataFrame(columns=["run_id", "seed", "layer", "grad_norm"]).to_csv(tmp_path / "g.csv", index=False)
+    c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)
+    for stats, said in (({"alpha": 0.3}, "SUPPORTED"), ({}, "INCONCLUSIVE")):
+        spec = {"stats": stats, "studies": {"a": {"factors": FACTORS, "claims": [c]}}}
+        assert C.main(["--family-json", json.dumps(spec), "--summaries", str(tmp_path / "a.csv"), "--init-grads",
+                       str(tmp_path / "g.csv"), "--study", "a", "--out", str(tmp_path / "out.csv")]) == 0  # fmt: skip
+        assert capsys.readouterr().out == f"claim c-at_least: {said}\n"
