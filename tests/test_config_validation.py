@@ -533,6 +533,8 @@ def test_run_ids_and_runs_are_exact():
 
 def test_format_value_and_duplicate_levels():
     assert [C.format_value(v) for v in (True, False, None, 0.01, 3, "pre")] == ["true", "false", "null", "0.01", "3", "pre"]
+    # a mapping (a plugin's settings) reads the same whatever order its keys were written in
+    assert C.format_value({"b": 1, "a": [2, 3]}) == C.format_value({"a": [2, 3], "b": 1}) == '{"a": [2, 3], "b": 1}'
     # 1 and 1.0 give the same runs; true and 1 do not (a boolean is never a number here)
     with pytest.raises(C.ConfigError, match=r"factors\.lr: duplicate value 1\.0"):
         C.validate(mutate(lambda c: study(c)["factors"].update(lr=[1, 1.0])))
@@ -899,3 +901,14 @@ def test_an_estimand_that_cannot_hold_is_refused_in_one_line(keys, message):
 def test_a_share_outside_zero_and_one_is_refused(share):
     with pytest.raises(C.ConfigError, match=r"^claim 'c': share: "):
         _claims({"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5, "share": share})
+
+
+def test_a_claims_family_is_its_studys_non_exact_claims_or_the_whole_configs():
+    def claims(n_exact, n_other):
+        return [{"id": f"e{i}", "exact": True} for i in range(n_exact)] + [{"id": f"c{i}"} for i in range(n_other)]
+
+    by_study = {"a": claims(1, 2), "b": claims(2, 3), "c": [{"id": "x", "exact": False}]}
+    assert [C.family_size(by_study, name) for name in by_study] == [2, 3, 1]
+    assert [C.family_size(by_study, name, "study") for name in by_study] == [2, 3, 1]
+    assert [C.family_size(by_study, name, "config") for name in by_study] == [6, 6, 6]
+    assert C.family_size({"a": claims(2, 0)}, "a") == 0

@@ -22,7 +22,8 @@ MODULES: dict[str, dict] = {
     "data": {"tests": ["tests/test_data.py"]},
     "model": {"tests": ["tests/test_model.py", "tests/test_variants.py", "tests/test_checks.py",
                         "tests/test_model_torch_reference.py", "tests/test_model_definitions.py"]},
-    "config": {"tests": ["tests/test_config_validation.py"], "deselect": "snakemake"},
+    # validate resolves plugins' names and refuses an exact claim on a task without twins: test_plugins checks both
+    "config": {"tests": ["tests/test_config_validation.py", "tests/test_plugins.py"], "deselect": "snakemake"},
     "validation": {"tests": ["tests/test_config_validation.py"], "deselect": "snakemake"},
     # the statistics of one study, one idea a module (ablation/__init__.py lists them); the same tests judge each
     **{name: {"tests": STATS_TESTS, "deselect": "ten_thousand"}
