@@ -113,11 +113,39 @@ def test_the_rounds_still_decide_where_the_claim_holds():
 
 def test_a_mean_over_truncations_is_the_mean_of_their_capitals():
     rng = np.random.default_rng(4)
-    z = rng.beta(2, 2, 20)
-    one = [np.exp(Q.log_capital(z, 0.4, ALPHA, c)[0]) for c in (0.5, 0.9)]
-    both = np.exp(Q.log_capital(z, 0.4, ALPHA, (0.5, 0.9))[0])
-    # running maxima: the mean's maximum lies between the largest single maximum / 2 and that maximum
-    assert np.all(both <= np.maximum(*one) + 1e-12) and np.all(both >= np.maximum(*one) / 2 - 1e-12)
+    z, m = rng.beta(2, 2, 20), 0.4
+    lam = Q.plugin_lambda(z, ALPHA)
+
+    def running_max(capital):  # of log K, with K_0 = 1
+        return np.maximum(np.maximum.accumulate(np.log(capital)), 0.0)
+
+    for side, sign, room in ((0, 1.0, m), (1, -1.0, 1 - m)):
+        capital = {c: np.cumprod(1 + sign * np.minimum(lam, c / room) * (z - m)) for c in (0.5, 0.9)}
+        for truncate, want in (((0.5, 0.9), (capital[0.5] + capital[0.9]) / 2), (0.5, capital[0.5]),
+                               (None, capital[Q.C_TRUNCATE])):  # fmt: skip
+            got = Q.log_capital(z, m, ALPHA, truncate)[side]
+            np.testing.assert_allclose(got, running_max(want), rtol=1e-10, atol=1e-12)
+
+
+def test_a_boundary_on_the_ranges_edge_is_passed_once_a_value_leaves_the_edge_and_one_beyond_it_at_once():
+    e = Q.EDGE
+    # on the low edge (bound 0 of [0, 1]): a value within EDGE of the edge still sits on it
+    above, below = Q.directional_p(np.array([0.0, e, 2 * e]), 0.0, (0.0, 1.0), ALPHA)
+    assert above.tolist() == [1.0, 1.0, 0.0] and below.tolist() == [1.0, 1.0, 1.0]
+    above, below = Q.directional_p(np.array([1.0, 1 - e, 1 - 2 * e]), 1.0, (0.0, 1.0), ALPHA)
+    assert above.tolist() == [1.0, 1.0, 1.0] and below.tolist() == [1.0, 1.0, 0.0]
+    # beyond the range's high end the mean lies below the bound for certain, every value on the edge or not
+    above, below = Q.directional_p(np.ones(3), 1.5, (0.0, 1.0), ALPHA)
+    assert above.tolist() == [1.0] * 3 and below.tolist() == [0.0] * 3
+    # seeds run along the last axis: each row is a cell of its own
+    above, below = Q.directional_p(np.array([[1.0, 0.5, 1.0], [1.0, 1.0, 1.0]]), 1.0, (0.0, 1.0), ALPHA)
+    assert below.tolist() == [[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
+
+
+def test_seeds_to_resolve_counts_for_one_cell_unless_told_how_many():
+    claim = {"kind": "at_least", "threshold": 0.9}
+    one = Q.seeds_to_resolve(claim, ALPHA, ALPHA / 4, 40)
+    assert one == Q.seeds_to_resolve(claim, ALPHA, ALPHA / 4, 40, 1) != Q.seeds_to_resolve(claim, ALPHA, ALPHA / 4, 40, 4)
 
 
 def test_seeds_that_all_agree_multiply_the_capital_by_one_plus_c():
