@@ -348,3 +348,12 @@ def test_bootstrap_is_scipys_at_the_given_confidence(n):
                         rng=np.random.default_rng([4, n]))  # fmt: skip
     assert (lo[0], hi[0]) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high), rel=1e-12)
     assert how[0] == ("BCa" if n >= 3 else "percentile")
+
+
+def test_the_direction_share_is_the_exact_interval_of_the_majoritys_share_of_the_seeds_that_move():
+    for up, down, confidence in ((5, 2, 0.9), (2, 5, 0.9), (1, 0, 0.95), (3, 3, 0.8)):
+        ci = sps.binomtest(max(up, down), up + down).proportion_ci(confidence, method="exact")
+        assert intervals.direction_share_ci(up, down, confidence) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    ci = sps.binomtest(6, 7).proportion_ci(0.95, method="exact")
+    assert intervals.direction_share_ci(6, 1) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    assert np.isnan(intervals.direction_share_ci(0, 0)).all()

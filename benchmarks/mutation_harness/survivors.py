@@ -83,6 +83,8 @@ _STRICTLY_BELOW = "inside this branch one bracket lies strictly below the other,
 _POSITIVE_STEPS = "_band_area keeps only steps of height > 0 (np.where(heights > 0, ...)): without the clip at 0 a negative height adds -0.0 instead of 0.0, the same sum"
 _ZERO_HEIGHT = "the heights are clipped to [0, 1], so a height that is not positive is 0: the stand-in width, 0.0 or 1.0, times 0 is 0"
 EQUIVALENT: dict[str, str] = {
+    "ablation.intervals.x_direction_share_ci__mutmut_12": _NAN_TEXT,
+    "ablation.intervals.x_direction_share_ci__mutmut_15": _NAN_TEXT,
     "ablation.intervals.x_skew_t_ci__mutmut_5": _NUMERIC_INPUT,
     "ablation.intervals.x_skew_t_ci__mutmut_7": _NUMERIC_INPUT,
     "ablation.intervals.x_skew_t_ci__mutmut_19": _ERRSTATE,
