@@ -738,6 +738,12 @@ def test_an_exact_claims_words_name_the_runs_that_break_it_five_at_most():
     verdict, words, n = C.certificate(c, _with_certificate(summary, np.where(broken, 0.25, 0.0), np.where(broken, 3, 0)))
     named = ", ".join(f"{r} (3 twin pairs predicted differently, logit gap 0.25)" for r in runs[:5])
     assert (verdict, n) == ("CONTRADICTED", 16) and words == f"7 of 16 runs break the twin certificate: {named} and 2 more"
+    six = summary["run_id"].isin(runs[:6])
+    words = C.certificate(c, _with_certificate(summary, np.where(six, 0.25, 0.0), np.where(six, 3, 0)))[1]
+    assert words == f"6 of 16 runs break the twin certificate: {named} and 1 more"
+    unknown = C.certificate(c, _with_certificate(summary, np.where(six, np.nan, 0.0), 0))
+    assert unknown == ("INCONCLUSIVE", f"6 of 16 runs have no twin certificate (diverged or trained without one): "
+                                       f"{', '.join(runs[:5])}", 16)  # fmt: skip
     five = summary["run_id"].isin(runs[:5])
     assert C.certificate(c, _with_certificate(summary, np.where(five, 0.25, 0.0), np.where(five, 3, 0)))[1].endswith("logit gap 0.25)")
     # one pair predicted differently breaks it; a gap of exactly EXACT_GAP does not
@@ -778,7 +784,8 @@ def test_what_would_decide_an_undecided_claim_says_when_holm_holds_it_back_or_no
     c = C.check_claims([claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97)], FACTORS, SETTINGS + ["test_acc"])[0]
     summary = study(lambda cell, s: 1.0 if s % 2 else 0.5)
     r = C.claim_test(c, summary, None, FACTORS, CFG)
-    assert C._what_would_decide(c, r, False, 1, 0.06, ALPHA).endswith(" (once the claims before it in Holm's order are decided)")
+    held = C._what_would_decide(c, r, False, 1, 0.06, ALPHA)
+    assert held.startswith(". To decide it: at least ") and held.endswith(" (once the claims before it in Holm's order are decided)")
     assert "Holm's order" not in C._what_would_decide(c, r, False, 1, ALPHA, ALPHA)
     assert "more than 100 more seeds per cell, every one meeting the claim, for SUPPORTED" in C._what_would_decide(c, r, False, 1e60, 0.0, ALPHA)
 
@@ -858,7 +865,7 @@ def test_combining_cells_takes_the_largest_p_sup_and_bonferroni_p_con_capped_at_
     # two cells: SUPPORTED needs both (the largest p), CONTRADICTED one (Bonferroni, at most 1)
     assert C._combine([[_ev(0.2, 0.6)], [_ev(0.4, 0.9)]]) == (0.4, 1.0, 1)
     # the cell shown: the one with the smallest p_con when that p is the smaller
-    assert C._combine([[_ev(0.9, 0.01)], [_ev(0.5, 0.2)]]) == (0.9, 0.02, 0)
+    assert C._combine([[_ev(0.5, 0.01)], [_ev(0.9, 0.2)]]) == (0.9, 0.02, 0)
     # at equal p-values the cell with the largest p_sup is shown
     assert C._combine([[_ev(0.2, 0.25)], [_ev(0.5, 0.9)]]) == (0.5, 0.5, 1)
 
@@ -1058,7 +1065,7 @@ def test_the_command_line_says_what_each_option_takes_and_requires_each(tmp_path
     with pytest.raises(SystemExit) as stop:
         C.main(["--help"])
     said = " ".join(capsys.readouterr().out.split())
-    assert stop.value.code == 0 and "Verdicts of every claim of the config, Holm over each family." in said
+    assert stop.value.code == 0 and "--out OUT Verdicts of every claim of the config, Holm over each family. options:" in said
     for option, text in (("--family-json FAMILY_JSON", "stats settings and, per study, factors and claims"),
                          ("--summaries SUMMARIES [SUMMARIES ...]", "summary.csv of each study, in order"),
                          ("--init-grads INIT_GRADS [INIT_GRADS ...]", "init_grads.csv of each study"),
@@ -1080,3 +1087,25 @@ def test_the_command_line_says_what_each_option_takes_and_requires_each(tmp_path
         assert C.main(["--family-json", json.dumps(spec), "--summaries", str(tmp_path / "a.csv"), "--init-grads",
                        str(tmp_path / "g.csv"), "--study", "a", "--out", str(tmp_path / "out.csv")]) == 0  # fmt: skip
         assert capsys.readouterr().out == f"claim c-at_least: {said}\n"
+
+
+@pytest.mark.parametrize("kind, keys, meets", [
+    ("at_value", {"target": 0.5, "tolerance": 0.05}, lambda cell, s: 0.5 if s % 2 else 0.9),
+    ("equivalent", {"factor": "norm", "levels": ["post", "pre"], "margin": 0.02},
+     lambda cell, s: 0.9 if s % 2 or cell["norm"] == "post" else 0.8),
+    ("not_worse", {"factor": "norm", "levels": ["post", "pre"], "margin": 0.02},
+     lambda cell, s: 0.9 if s % 2 or cell["norm"] == "post" else 0.8),
+    ("better", {"factor": "norm", "levels": ["post", "pre"]},
+     lambda cell, s: 0.9 + (0.05 if s % 2 else -0.05) * (cell["norm"] == "pre")),
+])  # fmt: skip
+def test_each_kind_counts_the_further_seeds_that_would_decide_it_at_its_most_favourable_values(kind, keys, meets):
+    # one cell, 4 of 8 seeds meet the claim: the exact binomial test over 8 + k seeds, 4 + k of them
+    # meeting it (SUPPORTED) or 4 of them (CONTRADICTED): a two-sided band's centre meets it, either end
+    # of the range (a paired kind's: -1 and 1) does not
+    where = {"pos_enc": "sinusoidal"} | ({} if kind in C.PAIRED_KINDS else {"norm": "post"})
+    c = C.check_claims([claim(kind, where=where, **keys)], FACTORS, SETTINGS + ["test_acc"])[0]
+    r = C.claim_test(c, study(meets), None, FACTORS, CFG)
+    assert (r.evidence[0][0].met, r.evidence[0][0].n) == (4, 8)
+    assert C.seeds_to_decide(c, r, False, 1, ALPHA) == {
+        "SUPPORTED": next(k for k in range(1, 100) if sps.binom.sf(3 + k, 8 + k, 0.5) <= ALPHA),
+        "CONTRADICTED": next(k for k in range(1, 100) if sps.binom.cdf(4, 8 + k, 0.5) <= ALPHA)}
