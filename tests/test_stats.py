@@ -179,6 +179,19 @@ def test_pairing_notes_unmatched_runs_and_design_limit():
     assert five["test"] == "sign-flip exact" and five["min_p"] == 0.0625 and five["p_value"] == pytest.approx(0.0625)
 
 
+def test_a_paired_comparison_counts_the_seeds_that_move_each_way_and_the_share_that_moves_with_the_majority():
+    # pre - post per seed, in steps of the test grid (1/300): a difference of one step moves, 0 is a tie
+    steps = [2, 1, 0, -1, 3, 0, 1]
+    df = make_summary({"norm": ["post", "pre"]}, range(7), lambda c, s: 0.7 + steps[s] / 300 * (c["norm"] == "pre"))
+    out = stats.paired_comparisons(df, ["norm"], {**CFG, "confidence": 0.9}).iloc[0]
+    assert (out["n_up"], out["n_down"]) == (4, 1)
+    ci = sps.binomtest(4, 5).proportion_ci(0.9, method="exact")
+    assert (out["share_lo"], out["share_hi"]) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    assert (out["seed_min"], out["seed_max"]) == pytest.approx((-1 / 300, 3 / 300), abs=1e-12)
+    down = stats.paired_comparisons(df.assign(norm=df["norm"].map({"post": "pre", "pre": "post"})), ["norm"], CFG)
+    assert tuple(down.iloc[0][["n_up", "n_down"]]) == (1, 4)
+
+
 # --------------------------------------------------------------------------- stability, main effects
 
 

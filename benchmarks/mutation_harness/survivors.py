@@ -112,6 +112,11 @@ EQUIVALENT: dict[str, str] = {
     "ablation.intervals.x_tango_ci__mutmut_111": _SIDE,
     "ablation.intervals.x_tango_ci__mutmut_113": _BISECTION_60,
     "ablation.intervals.x_tango_ci__mutmut_129": _EST_SIDE,
+    **{f"ablation.stats.x_paired_comparisons__mutmut_{n}": _NAN_TEXT for n in (167, 173, 179, 189, 195, 203, 259, 273)},
+    "ablation.stats.x_paired_comparisons__mutmut_163": _NAN_EMPTY,
+    "ablation.stats.x_paired_comparisons__mutmut_218": "a comparison with NaN is False, never NaN: the boolean column has nothing to fill",
+    **{f"ablation.stats.x_paired_comparisons__mutmut_{n}": ("the seed differences are quantized to dstep: none lies in "
+                                                             "(dstep / 3, dstep / 2], none at dstep / 2 itself") for n in (81, 83, 85, 88)},
     "ablation.stats.x__main_effects_core__mutmut_113": _DEFAULT_METRIC,
     "ablation.stats.x__main_effects_core__mutmut_129": _QUANTIZED,
     "ablation.stats.x__main_effects_core__mutmut_250": _LEXSORT,
