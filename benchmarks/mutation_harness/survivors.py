@@ -382,6 +382,8 @@ EQUIVALENT: dict[str, str] = {
     "ablation.config.x_load_yaml__mutmut_14": _LOCALE_UTF8,
     "ablation.config.x__fill_defaults__mutmut_17": "every default of the schema is a scalar or a flat list or mapping: a shallow copy is already a fresh object",
     "ablation.config.x__validate__mutmut_50": "study names are ASCII (the schema's pattern): upper- and lower-casing fold the same names together",
+    **{f"ablation.config.x_family_size__mutmut_{n}": "family_size reads only whether family is 'config': any other default string means the study" for n in (1, 2)},
+    **{f"ablation.config.x_family_size__mutmut_{n}": "a claim without 'exact' is not exact: not None, like not False, is True" for n in (12, 14)},
     "ablation.config.x__validate__mutmut_113": _BEST_MATCH,
     "ablation.config.x__validate__mutmut_114": _BEST_MATCH,
     "ablation.validation.x__schema_error_line__mutmut_89": _BEST_MATCH,
