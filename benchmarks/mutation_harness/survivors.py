@@ -86,7 +86,6 @@ _ONE_KEY = "with family: config every claim takes this one key and none takes a 
 _EXACT_HOLM = "holm is None only for an exact claim, whose verdict alone (its certificate's) reads neither factor nor floor"
 _ROW_KEY_NAN = "a key left out of the row is NaN in the table (its columns are CLAIM_COLUMNS): the value given"
 _SOME_RUN = "select raises on a selection without runs, so the certificate's gaps hold at least one value: max needs no initial"
-_FLOAT_P = "callers pass float p-values (min of two floats per claim): asarray without dtype gives the same float64 array"
 EQUIVALENT: dict[str, str] = {
     "ablation.intervals.x_direction_share_ci__mutmut_12": _NAN_TEXT,
     "ablation.intervals.x_direction_share_ci__mutmut_15": _NAN_TEXT,
@@ -322,8 +321,8 @@ EQUIVALENT: dict[str, str] = {
     **{f"ablation.claims.x_evaluate_family__mutmut_{n}": ("_row reads r only for a claim that is not exact, and claim_test on an exact "
                                                           "claim's runs raises nothing certificate's selection does not") for n in (17, 19, 20, 21)},
     "ablation.claims.x_holm_steps__mutmut_13": _KIND_CASE,
-    "ablation.claims.x_holm_steps__mutmut_3": _FLOAT_P,
-    "ablation.claims.x_holm_steps__mutmut_5": _FLOAT_P,
+    "ablation.claims.x_holm_steps__mutmut_3": _NUMERIC_INPUT,
+    "ablation.claims.x_holm_steps__mutmut_5": _NUMERIC_INPUT,
     **{f"ablation.claims.x_reachable__mutmut_{n}": "cells_of gives at least one cell (select raises on a selection without runs): min's default is never read" for n in (26, 28, 29)},
     "ablation.claims.x_main__mutmut_20": _STR_PATH,
     "ablation.claims.x_main__mutmut_25": _STR_PATH,
@@ -395,8 +394,7 @@ EQUIVALENT: dict[str, str] = {
     "ablation.sequential.x_reachable__mutmut_31": "the extended cells go to claim_p, which converts them with np.asarray(dtype=float): for real-valued input the concatenation with the float fill gives the same float64 values",
     "ablation.sequential.x_reachable__mutmut_33": "the extended cells go to claim_p, which converts them with np.asarray(dtype=float): for real-valued input the concatenation with the float fill gives the same float64 values",
     "ablation.sequential.x__p__mutmut_5": "log_capital returns running maxima that include log K_0 = 0: exp(-log_k) is at most 1, so a cap at 1 or at 2 never acts",
-    "ablation.sequential.x_log_capital__mutmut_64": "np.logaddexp.reduce's default axis is 0, the axis given",
-    "ablation.sequential.x_log_capital__mutmut_72": "np.logaddexp.reduce's default axis is 0, the axis given",
+    **{f"ablation.sequential.x_log_capital__mutmut_{n}": "np.logaddexp.reduce's default axis is 0, the axis given" for n in (64, 72)},
     "ablation.sequential.x_seeds_to_resolve__mutmut_29": "the two rows of np.full are identical and claim_p_path treats rows independently (every operation runs along the last axis); row 0 is read either way",
     "ablation.sequential.x_confidence_sequence__mutmut_5": "x is used only through _scale, which converts it with np.asarray(x, dtype=float) itself",
     "ablation.sequential.x_confidence_sequence__mutmut_7": "x is used only through _scale, which converts it with np.asarray(x, dtype=float) itself",
