@@ -45,6 +45,11 @@ snakemake-report: venv
 test: venv
 	$(BIN)/python -m pytest
 
+## The unit tests alone (tests/unit): no Snakemake run, no simulation; under a minute.
+.PHONY: test-fast
+test-fast: venv
+	$(BIN)/python -m pytest tests/unit -q
+
 ## Every test, the slow ones included (kill-and-resume, the real SLURM cluster, the harness in quick mode).
 test-all: venv
 	RUN_SLOW=1 $(BIN)/python -m pytest
@@ -100,7 +105,7 @@ clean-results: venv
 	rm -rf reports/*.html reports/*.zip .snakemake/ $$($(BIN)/python -c 'import sys; from ablation.config import load; print(*sorted({load(p).outdir for p in sys.argv[1:]} - {"."}))' $(CONFIGS))
 
 ## Files of code under scripts/ and benchmarks/ longer than LONG_FILE_LINES (lines, path): none is the
-## rule, since a longer file holds more than one idea (tests/test_package_layout.py runs this).
+## rule, since a longer file holds more than one idea (tests/tooling/test_package_layout.py runs this).
 ## Machine-written JSON (benchmark and mutation results) is data, not code, and is not listed.
 LONG_FILE_LINES := 600
 .PHONY: long-files

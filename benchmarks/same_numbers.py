@@ -31,8 +31,8 @@ import numpy as np
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-TESTS = ["tests/test_claims.py", "tests/test_measures.py", "tests/test_intervals.py", "tests/test_significance.py",
-         "tests/test_stats.py", "tests/test_holm_tables.py", "tests/test_sequential.py"]  # fmt: skip
+TESTS = ["tests/unit/test_claims.py", "tests/unit/test_measures.py", "tests/unit/test_intervals.py", "tests/unit/test_significance.py",
+         "tests/unit/test_stats.py", "tests/unit/test_holm_tables.py", "tests/unit/test_sequential.py"]  # fmt: skip
 WATCHED = {"intervals": ["mean_cis", "tango_ci", "skew_t_ci", "anderson_ci", "clopper_pearson_ci"],
            "stats": ["_pair_frame", "pair_runs", "paired_comparisons"], "claims": ["evaluate_family"]}  # fmt: skip
 

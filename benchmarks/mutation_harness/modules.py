@@ -11,26 +11,26 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "scripts" / "ablation"
 
-STATS_TESTS = ["tests/test_measures.py", "tests/test_intervals.py", "tests/test_significance.py",
-               "tests/test_seed_variance.py", "tests/test_stats.py", "tests/test_holm_tables.py",
-               "tests/test_stats_simulation.py"]
+STATS_TESTS = ["tests/unit/test_measures.py", "tests/unit/test_intervals.py", "tests/unit/test_significance.py",
+               "tests/unit/test_seed_variance.py", "tests/unit/test_stats.py", "tests/unit/test_holm_tables.py",
+               "tests/simulation/test_stats_simulation.py"]
 
 # The modules that decide results, with the unit tests that exercise them; -k deselects tests that run
 # Snakemake or time a whole pipeline (seconds to minutes each: not unit tests).
 MODULES: dict[str, dict] = {
-    "io": {"tests": ["tests/test_io.py"]},
-    "data": {"tests": ["tests/test_data.py"]},
-    "model": {"tests": ["tests/test_model.py", "tests/test_variants.py", "tests/test_checks.py",
-                        "tests/test_model_torch_reference.py", "tests/test_model_definitions.py"]},
+    "io": {"tests": ["tests/unit/test_io.py"]},
+    "data": {"tests": ["tests/unit/test_data.py"]},
+    "model": {"tests": ["tests/unit/test_model.py", "tests/unit/test_variants.py", "tests/unit/test_checks.py",
+                        "tests/unit/test_model_torch_reference.py", "tests/unit/test_model_definitions.py"]},
     # validate resolves plugins' names and refuses an exact claim on a task without twins: test_plugins checks both
-    "config": {"tests": ["tests/test_config_validation.py", "tests/test_plugins.py"], "deselect": "snakemake"},
-    "validation": {"tests": ["tests/test_config_validation.py"], "deselect": "snakemake"},
+    "config": {"tests": ["tests/unit/test_config_validation.py", "tests/unit/test_plugins.py"], "deselect": "snakemake"},
+    "validation": {"tests": ["tests/unit/test_config_validation.py"], "deselect": "snakemake"},
     # the statistics of one study, one idea a module (ablation/__init__.py lists them); the same tests judge each
     **{name: {"tests": STATS_TESTS, "deselect": "ten_thousand"}
        for name in ("measures", "intervals", "significance", "variance", "stats")},
-    "claims": {"tests": ["tests/test_claims.py", "tests/test_exact_claims.py"]},
+    "claims": {"tests": ["tests/unit/test_claims.py", "tests/unit/test_exact_claims.py"]},
     # the anytime-valid statistics of adaptive studies (claims' p-values there; the rounds' stopping rule)
-    "sequential": {"tests": ["tests/test_sequential.py", "tests/test_adaptive.py", "tests/test_sequential_rules.py"]},
+    "sequential": {"tests": ["tests/unit/test_sequential.py", "tests/unit/test_adaptive.py", "tests/simulation/test_sequential_rules.py"]},
 }
 GOAL = {"measures": 0.90, "intervals": 0.90, "significance": 0.90, "variance": 0.90, "stats": 0.90, "claims": 0.90,
         "sequential": 0.90}  # statistics; the others: 0.80

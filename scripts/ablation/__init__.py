@@ -2,7 +2,7 @@
 
 The modules, lowest first. Each imports only from modules above it in this list, and from this
 package's root (its paths and git helpers), so the package draws as layers with no circle;
-tests/test_package_layout.py holds the code to this order.
+tests/tooling/test_package_layout.py holds the code to this order.
 
     io            atomic file writes
     workspace     a scratch copy of the project to run Snakemake in

@@ -10,7 +10,7 @@ this machine, the workflow's ``onstart`` hook starts one server process that imp
 which, when ``$ABLATION_FORK_SERVER`` names a live server, sends its arguments, working folder,
 environment and its three standard file descriptors (so ``> {log} 2>&1`` works as before) and waits
 for the exit status; the server forks a child that runs ``ablation.train.main`` exactly as a fresh
-process would (same seeds, same thread settings: results are bit-identical; tests/test_forkserver.py).
+process would (same seeds, same thread settings: results are bit-identical; tests/workflow/test_forkserver.py).
 Without a server (variable unset or empty, the server gone, a cluster node) the command trains in
 its own process: the fork server only ever changes speed, never results.
 

@@ -5,7 +5,7 @@
   for a bounded mean when every seed has the same value (a t or bootstrap interval would be
   [v, v]); Tango's score interval for paired differences of a 0/1 metric; else Hall's
   skewness-corrected t (Student t for symmetric seeds). Clipped to the metric's range ([0, 1] for accuracies and fractions,
-  [-1, 1] for differences). tests/test_stats_simulation.py measures their coverage on
+  [-1, 1] for differences). tests/simulation/test_stats_simulation.py measures their coverage on
   seed-clustered, tied, bounded data.
 * **Test-set sampling only**: the cell table's ``testset_lo`` / ``testset_hi`` are the Wilson
   interval of the pooled test counts of a cell. They describe how precisely the test set measures
@@ -194,7 +194,7 @@ def skew_t_ci(X, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     ddof-1 sd), which removes its first-order skewness; the interval is {mu : |g(T)| <= t_{1-alpha/2,
     n-1}}, inverted in closed form (g(T) = ((1 + a T / 3)^3 - 1) / a + a / 6). For symmetric seeds
     (a = 0) it is the Student t interval. Seed means of a cell near the ceiling pile up at 1.0 with a
-    lower tail; there the t interval sits too high (tests/test_stats_simulation.py shows it)."""
+    lower tail; there the t interval sits too high (tests/simulation/test_stats_simulation.py shows it)."""
     X = np.atleast_2d(np.asarray(X, dtype=float))
     n = X.shape[1]
     mean, sd = X.mean(axis=1), X.std(axis=1, ddof=1)

@@ -12,7 +12,7 @@ A model variant is a small class registered under the name the config uses:
 - ATTENTION_MASKS (setting ``attn_mask``): which keys each query may attend to;
 - NORMS (setting ``norm``): where the LayerNorms sit in an encoder block.
 
-The schema lists the built-in names of those settings as their examples (tests/test_variants.py
+The schema lists the built-in names of those settings as their examples (tests/unit/test_variants.py
 keeps them equal to the registries), and everything else (plots, report, tests that loop over
 variants) reads them from the config or from here. A variant of one's own is a class registered
 with the same decorator in a plugin module that the config lists under ``plugins``

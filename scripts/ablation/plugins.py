@@ -12,7 +12,7 @@ re-plans the runs that use its names and leaves every other run alone. The train
 the plugins its run names and refuses to train when their source is no longer the planned one.
 
 The registries import torch, so a config without plugins is checked without them: its names must
-then be the built-in ones the schema lists (its ``examples``; tests/test_variants.py keeps them
+then be the built-in ones the schema lists (its ``examples``; tests/unit/test_variants.py keeps them
 equal to the registries).
 """
 

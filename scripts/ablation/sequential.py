@@ -2,7 +2,7 @@
 
 An adaptive study (``adaptive: {max_seeds, batch}``) trains more seeds while a claim is open, so
 a claim is looked at after every round and stopped when it resolves. Fixed-n intervals lose their
-error guarantee under that stopping rule (tests/test_sequential.py simulates it); the e-processes
+error guarantee under that stopping rule (tests/unit/test_sequential.py simulates it); the e-processes
 here keep it at every number of seeds, whatever the stopping rule.
 
 The seed is the unit: one value per seed (or one paired difference per seed, matched on seed),

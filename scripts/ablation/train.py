@@ -117,7 +117,7 @@ def _norm(tensors: list) -> torch.Tensor:
 class Adam:
     """Adam (Kingma & Ba) with torch's defaults: betas (0.9, 0.999), eps 1e-8, no weight decay.
 
-    torch.optim.Adam(fused=True) bit for bit (tests/test_train.py), through torch's functional API
+    torch.optim.Adam(fused=True) bit for bit (tests/unit/test_train.py), through torch's functional API
     with the same fused kernel. Not torch.optim.Adam itself: constructing one imports torch._dynamo,
     a cost every training job in its own process would pay (benchmarks/probes/adam_cost.py measures it).
     """

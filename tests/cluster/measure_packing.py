@@ -214,7 +214,7 @@ def write_report(path: Path, rows: list[dict], env: dict, config: str, group_siz
         lines.append(
             f"Packing (arrays) cuts the training submissions {ratio:.0f}-fold "
             f"({by['unpacked']['train_submissions']} → {by['packed']['train_submissions']}); the issue asks for at "
-            "least 4-fold (also asserted by tests/test_slurm.py). Wall time: "
+            "least 4-fold (also asserted by tests/workflow/test_slurm.py). Wall time: "
             f"{fmt_s(by['packed']['wall_s'])} packed, {fmt_s(by['unpacked']['wall_s'])} unpacked."
         )
         lines.append("")

@@ -1,4 +1,4 @@
-"""Helpers shared by tests/test_slurm.py and tests/cluster/measure_packing.py.
+"""Helpers shared by tests/workflow/test_slurm.py and tests/cluster/measure_packing.py.
 
 - ``run_snakemake``: Snakemake bounded by ``timeout --foreground -s INT -k 30`` (Snakemake ignores
   SIGTERM while SLURM jobs run; one SIGINT makes it scancel them and exit).

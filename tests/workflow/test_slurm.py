@@ -29,7 +29,7 @@ from ablation import config as C
 from ablation.store import LOG, STORE
 from conftest import REPO, copy_project, skip_outside_ci
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "cluster"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cluster"))
 import slurm_records as sr  # noqa: E402
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]

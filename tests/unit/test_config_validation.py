@@ -1,8 +1,9 @@
 """Bad configs are rejected up front: one line naming the study, the key and the problem; nothing runs.
 
-Most cases are checked at the Python level (ablation.config.validate / load_yaml / load); a
-representative handful go through a real ``snakemake --cores 1`` in a temp copy of the project, to
-show the exit code, the one-line message and the empty results/ folder.
+Every case is checked at the Python level (ablation.config.validate / load_yaml / load); a
+representative handful go through a real ``snakemake --cores 1`` in a temp copy of the project
+(tests/workflow/test_config_errors_in_snakemake.py), to show the exit code, the one-line message
+and the empty results/ folder.
 
 Snakemake itself reads ``--configfile`` (PyYAML FullLoader via yte, in its command-line parsing,
 before the Snakefile runs), so these files are refused by Snakemake with its own message before our
@@ -21,7 +22,6 @@ What FullLoader does accept (``!!python/name``, ``!!python/tuple``, ``.nan``, 2.
 is rejected by our validation with the key named.
 """
 
-import concurrent.futures
 import copy
 import json
 import random
@@ -31,7 +31,7 @@ import yaml
 
 from ablation import config as C
 from ablation import settings as S
-from conftest import REPO, copy_project, snakemake
+from conftest import REPO
 
 # A tiny valid config: one study, 4 runs of 2 epochs (if a check were missed, running it is cheap).
 BASE = {
@@ -412,53 +412,12 @@ def test_load_validates(tmp_path):
     assert C.load(write(tmp_path, yaml.safe_dump(BASE), "good.yaml")).studies["s1"].n_runs() == 4
 
 
-# ---------------------------------------------------------------- through Snakemake
+# ---------------------------------------------------------------- as config files (tests/workflow runs some through Snakemake)
 
 
 def _yaml(fn):
     return yaml.safe_dump(mutate(fn), sort_keys=False)
 
-
-# (id, config file text or None for a missing file, a line of stderr must contain all of these);
-# the unknown-key typo is run through Snakemake by test_workflow.py
-SNAKEMAKE_CASES = [
-    ("heads", _yaml(lambda c: study(c)["fixed"].update(heads=3)),
-     ["config error: study 's1': fixed.heads: heads=3 does not divide d_model=8"]),
-    ("study-name", _yaml(rename_study("../x")), ["config error: studies: study name '../x' is not a safe folder name"]),
-    ("python-name", _yaml(lambda c: None) + "verify: !!python/name:os.system\n",
-     ["config error: verify:", "not plain data"]),
-    # refused by Snakemake's own loader before the Snakefile runs (its messages, quoted in the docstring)
-    ("unsafe-tag", "studies: !!python/object/apply:os.system ['touch {sentinel}']\n",
-     ["Config file is not valid JSON or YAML"]),
-    ("not-mapping", "- s1\n- s2\n", ["Config file must be given as JSON or YAML with keys at top level"]),
-    ("missing", None, ["No such file or directory", "config/bad.yaml"]),
-]  # fmt: skip
-
-
-def _run_bad_config(tmp_path, case):
-    name, text, fragments = case
-    work = copy_project(tmp_path / name)
-    sentinel = tmp_path / f"{name}.executed"
-    if text is not None:
-        (work / "config" / "bad.yaml").write_text(text.replace("{sentinel}", str(sentinel)))
-    proc = snakemake(work, "--cores", "1", "--configfile", "config/bad.yaml", check=False, timeout=300)
-    return work, sentinel, proc
-
-
-def test_bad_configs_stop_snakemake_before_any_job(tmp_path):
-    """Each case in a real Snakemake (run concurrently): exit 1, a line naming the problem, empty results/."""
-    with concurrent.futures.ThreadPoolExecutor(4) as pool:
-        results = list(pool.map(lambda case: _run_bad_config(tmp_path, case), SNAKEMAKE_CASES))
-    for (name, _, fragments), (work, sentinel, proc) in zip(SNAKEMAKE_CASES, results):
-        out = proc.stdout + proc.stderr
-        assert proc.returncode == 1, (name, out)
-        assert any(all(f in line for f in fragments) for line in out.splitlines()), (name, out)
-        errors = [line for line in out.splitlines() if line.startswith("config error:")]
-        if fragments[0].startswith("config error:"):
-            assert len(errors) == 1, (name, out)  # our message: exactly one line
-        assert not any((work / "results").iterdir()), (name, list((work / "results").rglob("*")))
-        assert not sentinel.exists(), f"{name}: an unsafe tag was executed"
-        assert "Job stats" not in out and "rule train" not in out, (name, out)
 
 
 # The global settings' bounds, each probed on both sides: the last value inside is accepted, the first

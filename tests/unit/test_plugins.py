@@ -1,6 +1,6 @@
 """Plugins in one process: a plugin's names reach every run that uses them with the plugin's code in
 their hash, and no other run; task settings are part of a run's identity; what a task without swap
-twins cannot do is refused in one line. (tests/test_own_ablation.py runs a plugin through Snakemake.)"""
+twins cannot do is refused in one line. (tests/workflow/test_own_ablation.py runs a plugin through Snakemake.)"""
 
 import sys
 import textwrap

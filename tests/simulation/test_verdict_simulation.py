@@ -488,7 +488,7 @@ def test_adaptive_rounds_keep_alpha_and_retesting_the_binomial_does_not():
         assert sup > limit(sims) and con > limit(sims), (name, sup, con)
 
 
-_DEFAULT = ablation_config.load(Path(__file__).resolve().parents[1] / "config" / "config.yaml")
+_DEFAULT = ablation_config.load(Path(__file__).resolve().parents[2] / "config" / "config.yaml")
 DEFAULT_SCHEDULES = {  # the looks of each adaptive study of config/config.yaml: its seeds, + batch, to max_seeds
     name: Q.looks(len(study.seeds), block["batch"], block["max_seeds"])
     for name, study in _DEFAULT.studies.items()

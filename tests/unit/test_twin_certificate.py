@@ -1,7 +1,7 @@
 """The twin certificate each run records at training time: the largest |logit - twin logit| over the
 twin test set (twin_logit_gap) and the twin pairs predicted differently (twin_pairs_differ), from the
 logits to metrics.csv and the study's summary.csv. What exact claims make of it, and that a model
-blind to order holds it, is tests/test_exact_claims.py."""
+blind to order holds it, is tests/unit/test_exact_claims.py."""
 
 import csv
 import math

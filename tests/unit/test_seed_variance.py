@@ -113,7 +113,7 @@ def test_interactions_of_equal_size_keep_the_order_of_the_factor_pairs():
 def test_seed_variance_names_the_optimizer_that_fitted_and_those_that_failed():
     from pathlib import Path
 
-    summary = pd.read_csv(Path(__file__).parent / "fixtures" / "mixedlm_singular.csv")
+    summary = pd.read_csv(Path(__file__).parents[1] / "fixtures" / "mixedlm_singular.csv")
     row = _seed_variance_row(summary, ["a", "b", "c", "d"])
     first, second = variance.MIXEDLM_OPTIMIZERS[:2]
     assert row["method"] == f"MixedLM (REML): test_acc ~ factors + (1 | seed); fitted with {second} ({first} failed)"
@@ -149,7 +149,7 @@ def test_seed_variance_lists_every_optimizer_that_failed_before_the_one_that_fit
     # failed, in the order tried, before Powell's fit
     from pathlib import Path
 
-    summary = pd.read_csv(Path(__file__).parent / "fixtures" / "mixedlm_singular.csv")
+    summary = pd.read_csv(Path(__file__).parents[1] / "fixtures" / "mixedlm_singular.csv")
     monkeypatch.setattr(variance, "MIXEDLM_OPTIMIZERS", ("lbfgs", "bfgs", "powell", "nm"))
     row = _seed_variance_row(summary, ["a", "b", "c", "d"])
     assert row["method"] == "MixedLM (REML): test_acc ~ factors + (1 | seed); fitted with powell (lbfgs, bfgs failed)"
@@ -190,7 +190,7 @@ def test_seed_variance_survives_a_singular_fit():
     boundary (no seed variance) the residual variance is ordinary least squares' residual mean square."""
     from statsmodels.regression.mixed_linear_model import MixedLM
 
-    summary = pd.read_csv(Path(__file__).parent / "fixtures" / "mixedlm_singular.csv")
+    summary = pd.read_csv(Path(__file__).parents[1] / "fixtures" / "mixedlm_singular.csv")
     factors = ["a", "b", "c", "d"]
     acc = summary["test_acc"].to_numpy()
     dummies = pd.get_dummies(summary[factors].astype(str), drop_first=True, dtype=float)

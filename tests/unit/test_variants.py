@@ -266,7 +266,7 @@ def test_adding_a_variant_touches_the_model_file_and_the_schema_only(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(work / "scripts"))  # the scratch package before the installed one
     # the registry and schema tests accept the new variant, and it really sees order
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "tests/test_variants.py",
+        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "tests/unit/test_variants.py",
          "-k", "schema_lists or twins_get_the_same_logit"],
         cwd=work, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
