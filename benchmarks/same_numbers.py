@@ -33,8 +33,12 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 TESTS = ["tests/unit/test_claims.py", "tests/unit/test_measures.py", "tests/unit/test_intervals.py", "tests/unit/test_significance.py",
          "tests/unit/test_stats.py", "tests/unit/test_holm_tables.py", "tests/unit/test_sequential.py"]  # fmt: skip
-WATCHED = {"intervals": ["mean_cis", "tango_ci", "skew_t_ci", "anderson_ci", "clopper_pearson_ci"],
-           "stats": ["_pair_frame", "pair_runs", "paired_comparisons"], "claims": ["evaluate_family"]}  # fmt: skip
+WATCHED = {"intervals": ["mean_cis", "tango_ci", "skew_t_ci", "anderson_ci", "clopper_pearson_ci", "wilson_ci"],
+           "significance": ["holm"], "stats": ["pair_frame|_pair_frame", "pair_runs", "paired_comparisons"],
+           "claims": ["evaluate_family"]}  # fmt: skip
+"""module -> functions whose every result is recorded; "a|b": a function's name, or its name at an
+older commit. The claims rows of real results are compared by benchmarks/same_tables.py, which runs
+the rules' own commands and so does not depend on the tests calling a function alike at both commits."""
 
 # A pytest plugin (written to a temporary folder, put on PYTHONPATH): wraps each WATCHED function of
 # the package the tests import, under every name the statistics modules hold it by (stats imports the
@@ -44,15 +48,16 @@ PLUGIN = f"""
 import atexit, importlib, os, pickle
 RECORD = {{}}
 HOMES = []
-for home in ("measures", "intervals", "significance", "variance", "stats", "units", "claims"):
+for home in ("measures", "intervals", "significance", "variance", "stats", "units", "seed_units", "claims"):
     try:
         HOMES.append(importlib.import_module("ablation." + home))
     except ImportError:  # a commit before that module
         pass
 for module, names in {WATCHED!r}.items():
     for name in names:
-        original = next(getattr(home, name) for home in HOMES if hasattr(home, name))
-        def wrapped(*a, _f=original, _key=module + "." + name, **k):
+        found = [(home, n) for n in name.split("|") for home in HOMES if hasattr(home, n)]
+        original, name = getattr(*found[0]), found[0][1]
+        def wrapped(*a, _f=original, _key=module + "." + name.lstrip("_"), **k):
             out = _f(*a, **k)
             RECORD.setdefault(_key, []).append(pickle.dumps(out))
             return out
@@ -99,7 +104,7 @@ def main() -> None:
     ap.add_argument("base", help="the commit to compare with")
     ap.add_argument("tests", nargs="*", default=TESTS, help="test files (default: the statistics' unit tests)")
     ap.add_argument("--times", type=int, default=0, help="also time the tests this many times at each")
-    ap.add_argument("--only", action="append", choices=[f"{m}.{f}" for m, fs in WATCHED.items() for f in fs],
+    ap.add_argument("--only", action="append", choices=[f"{m}.{f.split('|')[0]}" for m, fs in WATCHED.items() for f in fs],
                     help="compare this function alone (repeatable; default: every watched function)")  # fmt: skip
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

@@ -90,7 +90,7 @@ def main(argv=None) -> int:
                analyze.read_table(Path(s["init_grads"]), s["factors"]), s["factors"]) for s in covered]  # fmt: skip
     designs = {}
     for s in covered:
-        block = design.settings(cfg.raw["studies"][s["name"]])
+        block = design.adaptive_block(cfg.raw["studies"][s["name"]])
         if block:
             designs[s["name"]] = {"seeds": list(cfg.studies[s["name"]].seeds), **block}
     new = claims.evaluate_family(family, cfg.stats, adaptive=designs)

@@ -23,7 +23,16 @@ from scipy import special
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
-from ablation import sequential as Q  # noqa: E402 (the package lives under scripts/)
+from ablation import sequential  # noqa: E402 (the package lives under scripts/)
+
+
+def _beta(rng, mean: float, concentration: float, size) -> np.ndarray:
+    return rng.beta(mean * concentration, (1 - mean) * concentration, size)
+
+
+def _p(log_k: np.ndarray) -> np.ndarray:
+    """p = 1 / capital, at most 1 (Ville)."""
+    return np.minimum(1.0, np.exp(-log_k))
 
 
 def mixture_log_capital(z, m: float) -> tuple[np.ndarray, np.ndarray]:
@@ -58,7 +67,7 @@ def mixture_p(z, m: float) -> tuple[np.ndarray, np.ndarray]:
     discordant pairs), where it needs more seeds whenever most seeds agree (8 against 6 at alpha / 2
     when every seed does) and about one fewer only when 20-30 % of them disagree."""
     up, down = mixture_log_capital(z, m)
-    return Q._p(up), Q._p(down)
+    return _p(up), _p(down)
 
 
 TRUNCATIONS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, (0.5, 0.75, 0.9), (0.5, 0.7, 0.8, 0.9, 0.95))
@@ -88,11 +97,11 @@ def bet_scenarios() -> dict[str, tuple[str, float, object, str]]:
         "outcomes: 20 % fail": ("outcomes", 0.5, _bernoulli(0.8), "up"),
         "outcomes: 30 % fail": ("outcomes", 0.5, _bernoulli(0.7), "up"),
         "outcomes: no seed meets": ("outcomes", 0.5, _bernoulli(0.0), "down"),
-        "mean: unimodal, Beta mean 0.8": ("values", 0.7, lambda rng, s: Q._beta(rng, 0.8, 30, s), "up"),
+        "mean: unimodal, Beta mean 0.8": ("values", 0.7, lambda rng, s: _beta(rng, 0.8, 30, s), "up"),
         "mean: every seed at 1.0": ("values", 0.7, lambda rng, s: np.ones(s), "up"),
         "mean: 10 % fail at 0.5": ("values", 0.7, _fail_at_half(0.1), "up"),
         "mean: 30 % fail at 0.5": ("values", 0.7, _fail_at_half(0.3), "up"),
-        "mean: unimodal, Beta mean 0.6": ("values", 0.7, lambda rng, s: Q._beta(rng, 0.6, 30, s), "down"),
+        "mean: unimodal, Beta mean 0.6": ("values", 0.7, lambda rng, s: _beta(rng, 0.6, 30, s), "down"),
         "mean: every seed at 0.5": ("values", 0.7, lambda rng, s: np.full(s, 0.5), "down"),
     }
 
@@ -101,7 +110,7 @@ def bet_nulls() -> dict[str, tuple[str, float, object]]:
     """On the boundary, where either verdict is wrong: unimodal, bound-touching and mixed seeds."""
     return {
         "outcomes: half the seeds meet": ("outcomes", 0.5, _bernoulli(0.5)),
-        "mean: unimodal, Beta mean 0.7": ("values", 0.7, lambda rng, s: Q._beta(rng, 0.7, 30, s)),
+        "mean: unimodal, Beta mean 0.7": ("values", 0.7, lambda rng, s: _beta(rng, 0.7, 30, s)),
         "mean: 60 % at 0.5, 40 % at 1.0": ("values", 0.7, _fail_at_half(0.6)),
     }
 
@@ -109,7 +118,7 @@ def bet_nulls() -> dict[str, tuple[str, float, object]]:
 def _bet_capital(rule, data: str, z, m: float, alpha: float):
     if rule == "beta(1,1)":
         return mixture_log_capital(z, m) if data == "outcomes" else None
-    return Q.log_capital(z, m, alpha, rule)
+    return sequential.log_capital(z, m, alpha, rule)
 
 
 def bets(n_sims: int = 4000, max_seeds: int = 40, alpha: float = 0.05, seed: int = 0,

@@ -9,7 +9,8 @@ tests/tooling/test_package_layout.py holds the code to this order.
     settings      the settings of one run, the schema, the run's hash
     outputs       every figure and table of a study, declared once
     validation    the schema's strict validator and its one-line errors
-    registry      named classes registered by a class decorator (variants, tasks)
+    registry      named classes registered by a class decorator (variants, tasks, claim kinds)
+    kinds         the claim kinds, each declared once, and the claim a config builds from them
     data          the tasks' registry and the order task
     model         the models and the registries of their variants
     plugins       the user's plugin modules: their variants and tasks checked, their code hashed
@@ -28,7 +29,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     significance  the sign-flip test, Holm, effect size and minimum detectable effect
     variance      the seed's share of the variance, two-factor interactions
     stats         the tables of one study: cells, stability, paired comparisons, main effects
-    units         a claim's runs and seed units
+    seed_units    a claim's runs and seed units
     sequential    anytime-valid e-processes and confidence sequences
     seedtests     the tests a claim's seeds are put to
     analyze       a study's tables from its summary.csv

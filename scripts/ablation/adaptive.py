@@ -27,15 +27,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import aggregate, analyze
-from . import claims as CL
-from . import io, outputs
+from . import aggregate, analyze, claims, io, outputs, seed_units, sequential, settings
+from .claims import HolmStep, Judge
+from .config import Run, Study, format_value, same_value
+from .kinds import Claim
 from .outputs import ROBUST
-from . import settings as S
-from . import sequential as Q
-from . import measures
-from . import units as U
-from .config import Run, Study, _same_value, check_claims, format_value
+from .seed_units import StudyRuns
 # the workflow and the plan read a study's design as ablation.adaptive's too
 from .design import seed_sequence
 
@@ -64,37 +61,27 @@ def round_runs(study: Study, max_seeds: int) -> list[Run]:
     study's own up to ``max_seeds`` (the worst case: every such claim open to the last round)."""
     cells = {}
     for claim in study.claims:
-        if not claim.get("exact") and claim["kind"] in Q.SEQUENTIAL_KINDS:
+        if not claim.exact and claim.sequential:
             cells.update({combo_key(combo): combo for combo in claim_cells(claim, study)})
     more = seed_sequence(study, max_seeds)[len(study.seeds):]
     return [make_run(study, combo, seed) for combo in cells.values() for seed in more]
 
 
-def claim_cells(claim: dict, study: Study) -> list[dict]:
-    """The combinations a claim reads: its ``where``, and for a comparison only the compared levels."""
-    where = dict(claim.get("where") or {})
-    kind = claim["kind"]
-    if kind in CL.PAIRED_KINDS:
-        where[claim["factor"]] = list(claim["levels"])
-    elif kind == "grad_trend":
-        where[claim["factor"]] = [claim["growing"], claim["flat"]]
+def claim_cells(claim: Claim, study: Study) -> list[dict]:
+    """The combinations a claim reads: its ``where``, and for a claim on levels of a factor only
+    those levels."""
+    where = dict(claim.where)
+    if claim.factor is not None:
+        where[claim.factor] = claim.levels
 
     def keep(combo):
         for col, value in where.items():
             values = value if isinstance(value, (list, tuple)) else [value]
-            if col in combo and not any(_same_value(combo[col], v) for v in values):
+            if col in combo and not any(same_value(combo[col], v) for v in values):
                 return False
         return True
 
     return [combo for combo in study.combinations() if keep(combo)]
-
-
-def claim_cells_of(claim: dict, summary: pd.DataFrame, factors: list, cfg: dict) -> list:
-    """The claim's cells as the claims module builds them (``ablation.claims.Cell``: per seed, in
-    seed order, the interval its value lies in)."""
-    sub = U.select(summary, claim["where"], claim["id"])
-    cells, _ = U.cells_of(claim, sub, factors, cfg)
-    return cells
 
 
 def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dict, family_size=None) -> list[dict]:
@@ -110,69 +97,64 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
     ``family_size``, the worst Holm position. Reachability asks for Holm's next step: alpha over the
     number of claims still undecided (over ``family_size`` in a wider family).
     Exact claims are checked on every run and need no rounds."""
-    cfg = measures.resolve_cfg(stats_cfg)
-    alpha = cfg["alpha"]
-    factors = study.factor_names
-    design = {"seeds": list(study.seeds), **adaptive}
-    claims = check_claims(study.claims, factors, list(summary.columns))
+    judge = Judge.of(stats_cfg)
+    runs = StudyRuns(study.name, summary, tuple(study.factor_names), None, {"seeds": list(study.seeds), **adaptive},
+                     tuple(study.claims))  # fmt: skip
     rows, tested = [], {}
-    for i, c in enumerate(claims):
-        row = {"id": c["id"], "kind": c["kind"], "claim": c, "n_seeds": len(study.seeds), "p_sup": np.nan,
+    for i, c in enumerate(runs.claims):
+        row = {"id": c.id, "kind": c.kind.name, "claim": c, "n_seeds": len(study.seeds), "p_sup": np.nan,
                "p_con": np.nan, "p_family": np.nan, "verdict": "", "state": "fixed design",
                "inference": "fixed design (first round's seeds)"}  # fmt: skip
         rows.append(row)
-        if c.get("exact"):
+        if c.exact:
             row.update(state="exact", inference="exact (every run's twin certificate)")
             continue
-        tested[i] = CL.claim_test(c, summary, None, factors, cfg, design) if c["kind"] in Q.SEQUENTIAL_KINDS else None
+        tested[i] = claims.claim_test(c, runs, judge) if c.sequential else None
     holm = _holm_positions(tested, family_size)
     for i, r in tested.items():
-        if r is not None:  # grad_trend: no anytime-valid rule, no rounds
-            factor, floor, adjusted = holm[i]
+        if r is not None:  # no bounded statistic (grad_trend): no anytime-valid rule, no rounds
             rows[i].update(inference="anytime-valid (betting e-process)", n_seeds=r.n, p_sup=r.p_sup, p_con=r.p_con,
-                           p_family=adjusted, verdict=CL.decided(r.p_sup, r.p_con, factor, floor, alpha))  # fmt: skip
+                           p_family=holm[i].adjusted, verdict=claims.decided(r.p_sup, r.p_con, holm[i], judge.alpha))  # fmt: skip
     # the claims still undecided share Holm's remaining steps: the next one is at alpha / their number
     # (Bonferroni over a family wider than the study: alpha / its size)
     undecided = sum(rows[i]["verdict"] in ("", "INCONCLUSIVE") for i in tested)
     if family_size and family_size > len(tested):
         undecided = family_size
     for i, r in tested.items():
-        row = rows[i]
         if r is None:
             continue
-        if row["verdict"] != "INCONCLUSIVE":
-            fragile = r.n < adaptive["max_seeds"] and _robustness(claims[i], summary, r, holm[i], cfg, design, factors) < ROBUST
-            row["state"] = "fragile" if fragile else "resolved"
-        elif r.n >= adaptive["max_seeds"]:
-            row["state"] = "max_seeds"
-        elif not CL.reachable(claims[i], summary, factors, cfg, design, level=alpha / undecided):
-            row["state"] = "unreachable"
-        else:
-            row["state"] = "open"
+        claim, verdict = runs.claims[i], rows[i]["verdict"]
+        rows[i]["state"] = round_state(
+            verdict, r.n, adaptive["max_seeds"],
+            robustness=lambda: claims.robustness(claim, runs, judge, holm[i], verdict, r.seeds),
+            can_resolve=lambda: claims.reachable(claim, runs, judge, judge.alpha / undecided),
+        )  # fmt: skip
     return rows
 
 
-def _robustness(claim: dict, summary: pd.DataFrame, r, holm: tuple, cfg: dict, design: dict, factors: list) -> float:
-    """The share of leave-one-seed-out evaluations that keep the claim's verdict at its Holm step,
-    by the claims table's own rule (``claims.verdict_alone``): a verdict that one seed carries keeps
-    getting seeds."""
-    factor, floor, _ = holm
-    verdict = CL.decided(r.p_sup, r.p_con, factor, floor, cfg["alpha"])
-    same = [CL.verdict_alone(claim, CL.without_seed(summary, seed), None, factors, cfg, design, factor, floor)[0] == verdict
-            for seed in r.seeds]  # fmt: skip
-    return float(np.mean(same)) if same else 1.0
+def round_state(verdict: str, n: int, max_seeds: int, robustness, can_resolve) -> str:
+    """Where a claim with rounds stands after one: ``resolved`` (a verdict that survives leaving
+    out any one seed), ``fragile`` (a verdict one seed carries, with room for more seeds),
+    ``max_seeds``, ``unreachable`` (even the most favourable further seeds could not decide it) or
+    ``open``. ``robustness`` and ``can_resolve`` are called only where the state needs them."""
+    if verdict != "INCONCLUSIVE":
+        share = robustness() if n < max_seeds else 1.0
+        return "fragile" if np.isfinite(share) and share < ROBUST else "resolved"
+    if n >= max_seeds:
+        return "max_seeds"
+    return "open" if can_resolve() else "unreachable"
 
 
 def _holm_positions(tested: dict, family_size) -> dict:
-    """Claim index -> (Holm factor, floor, adjusted p) at this round: Holm over the study's non-exact
-    claims, or Bonferroni over ``family_size`` when the family is wider than the study. A claim
-    without rounds (grad_trend: its gradients are not read here) counts with p = 1: a Holm-adjusted
-    p never falls when another claim's p rises, so its true p can only make the others' smaller."""
+    """Claim index -> its HolmStep at this round: Holm over the study's non-exact claims, or
+    Bonferroni over ``family_size`` when the family is wider than the study. A claim without rounds
+    (grad_trend: its gradients are not read here) counts with p = 1: a Holm-adjusted p never falls
+    when another claim's p rises, so its true p can only make the others' smaller."""
     m = len(tested)
     raw = {i: min(r.p_sup, r.p_con) if r is not None else 1.0 for i, r in tested.items()}
     if family_size and family_size > m:
-        return {i: (family_size, 0.0, min(1.0, family_size * p)) for i, p in raw.items()}
-    return dict(zip(raw, CL.holm_steps(list(raw.values()))))
+        return {i: HolmStep(family_size, 0.0, min(1.0, family_size * p), family_size) for i, p in raw.items()}
+    return dict(zip(raw, claims.holm_steps(list(raw.values()))))
 
 
 def plan_round(study: Study, summary: pd.DataFrame, trained: set, stats_cfg: dict, adaptive: dict, family_size=None):
@@ -256,24 +238,27 @@ def sequences_table(study: Study, summary: pd.DataFrame, stats_cfg: dict) -> pd.
     """The confidence sequence of every sequential claim's cells after each seed (``SEQUENCE_COLUMNS``),
     beside the claim's decision bounds: for the estimand ``share`` of the share of seeds that meet
     the claim's condition (bounds: ``share``), for ``mean`` of the mean (bounds: the claim's band)."""
-    cfg = measures.resolve_cfg(stats_cfg)
+    judge = Judge.of(stats_cfg)
+    runs = StudyRuns(study.name, summary, tuple(study.factor_names))
     rows = []
-    for c in check_claims(study.claims, study.factor_names, list(summary.columns)):
-        if c["kind"] not in Q.SEQUENTIAL_KINDS or c.get("exact"):
+    for c in study.claims:
+        if not c.sequential or c.exact:
             continue
-        cond = CL.conditions(c)[0]
-        for cell in claim_cells_of(c, summary, study.factor_names, cfg):
-            if c["estimand"] == "mean":
-                x, bounds, (lo_b, hi_b) = cell.lo, Q.bounds_of(c["kind"]), Q.band(c)
+        part = c.parts[0]
+        cond = part.condition
+        cells, _ = seed_units.claim_cells(c, runs, judge.cfg)
+        for (cell,) in cells:
+            if c.estimand == "mean":
+                x, bounds, (lo_b, hi_b) = cell.lo, claims.bounds(c, part), cond.band
             else:
-                counted = cond.counted(cell)
-                x, bounds, lo_b, hi_b = cond.sure(cell.lo, cell.hi)[counted].astype(float), (0.0, 1.0), c["share"], c["share"]
+                counted = cond.counted(cell.lo, cell.hi, cell.step)
+                x, bounds, lo_b, hi_b = cond.sure(cell.lo, cell.hi)[counted].astype(float), (0.0, 1.0), c.share, c.share
             if not len(x):
                 continue
-            lo, hi = Q.confidence_sequence(x, bounds, 1 - cfg["confidence"])
+            lo, hi = sequential.confidence_sequence(x, bounds, 1 - judge.confidence)
             means = np.cumsum(x) / np.arange(1, len(x) + 1)
             for k in range(len(x)):
-                rows.append([c["id"], cell.label, k + 1, means[k], lo[k], hi[k], lo_b, hi_b])
+                rows.append([c.id, cell.label, k + 1, means[k], lo[k], hi[k], lo_b, hi_b])
     return pd.DataFrame(rows, columns=SEQUENCE_COLUMNS)
 
 
@@ -316,7 +301,7 @@ def main(argv=None) -> int:
             io.write_dataframe(args.study_dir / table.file, tables[table.name])
         return 0
     study = Study.from_dict(spec["study"])
-    study.factors = {name: study.factors[name] for name in S.setting_specs() if name in study.factors}
+    study.factors = {name: study.factors[name] for name in settings.setting_specs() if name in study.factors}
     adaptive = spec["adaptive"]
     try:
         check(study, adaptive)

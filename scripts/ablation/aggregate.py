@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import io, store
-from . import settings as S
+from . import settings
 from .outputs import CERTIFICATE_COLUMNS, CURVE_COLUMNS, INIT_GRAD_COLUMNS
 
 MAX_CURVE_POINTS = 100
@@ -193,7 +193,7 @@ def _core(header: list[str]) -> list[str]:
 
 # setting -> its value in metrics.csv, for the settings a run leaves out at their defaults
 _LEFT_OUT = {name: json.dumps(value) if isinstance(value, dict) else value
-             for name, value in (S.defaults() | {"plugin_code": {}}).items() if name in S.LEFT_OUT_AT_DEFAULT}  # fmt: skip
+             for name, value in (settings.defaults() | {"plugin_code": {}}).items() if name in settings.LEFT_OUT_AT_DEFAULT}  # fmt: skip
 
 
 def main(argv=None) -> int:

@@ -24,18 +24,17 @@ from pathlib import Path
 
 import yaml
 
-from . import plugins as P
-from . import settings as S
+from . import kinds, plugins
+from . import settings
 from .validation import (
-    _branch,
-    _describe,
-    _one_line,
-    _rank,
-    _schema_error_line,
-    _schema_error_line_at,
-    _short,
-    _validator,
-    _where,
+    describe_type,
+    one_line,
+    error_rank,
+    error_line,
+    error_line_at,
+    short_repr,
+    strict_validator,
+    location,
 )
 
 
@@ -89,14 +88,14 @@ def load_yaml(path) -> dict:
         with open(path, encoding="utf-8") as fh:
             data = yaml.load(fh, Loader=_SafeUniqueLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as exc:
-        raise ConfigError(_one_line(f"config file {path}: not valid safe YAML: {_yaml_error_line(exc)}")) from None
+        raise ConfigError(one_line(f"config file {path}: not valid safe YAML: {_yaml_error_line(exc)}")) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(_one_line(f"config file {path}: unreadable ({exc})")) from None
+        raise ConfigError(one_line(f"config file {path}: unreadable ({exc})")) from None
     if data is None:
         raise ConfigError(f"config file {path}: is empty; it must be a mapping with a 'studies' key")
     if not isinstance(data, dict):
         raise ConfigError(
-            f"config file {path}: must be a mapping with a 'studies' key, got {_describe(data)} {_short(data)}"
+            f"config file {path}: must be a mapping with a 'studies' key, got {describe_type(data)} {short_repr(data)}"
         )
     return data
 
@@ -116,8 +115,8 @@ class Run:
     study: str
     run_id: str
     factors: dict
-    settings: "S.Settings"
-    hash: str  # S.run_hash(settings): the run's folder in the run store
+    settings: "settings.Settings"
+    hash: str  # settings.run_hash(settings): the run's folder in the run store
 
 
 @dataclass
@@ -127,7 +126,7 @@ class Study:
     fixed: dict  # defaults + study's fixed settings (resolved; no factor keys)
     factors: dict  # name -> list of values, names in the schema's order, values in config order
     seeds: list
-    claims: list = field(default_factory=list)
+    claims: list = field(default_factory=list)  # kinds.Claim, built and checked by check_claims
 
     @property
     def factor_names(self) -> list[str]:
@@ -143,15 +142,15 @@ class Study:
             yield dict(zip(names, values))
 
     def runs(self) -> list[Run]:
-        base = S.defaults() | self.fixed
+        base = settings.defaults() | self.fixed
         out = []
         for combo in self.combinations():
             for seed in self.seeds:
                 run_id = "/".join(
                     [f"{k}~{format_value(v)}" for k, v in combo.items()] + [f"seed~{seed}"]
                 )
-                settings = S.Settings(**(base | combo | {"seed": seed}))
-                out.append(Run(self.name, run_id, combo, settings, S.run_hash(settings)))
+                values = settings.Settings(**(base | combo | {"seed": seed}))
+                out.append(Run(self.name, run_id, combo, values, settings.run_hash(values)))
         return out
 
     def to_dict(self) -> dict:
@@ -161,12 +160,13 @@ class Study:
             "fixed": self.fixed,
             "factors": self.factors,
             "seeds": self.seeds,
-            "claims": self.claims,
+            "claims": [claim.to_dict() for claim in self.claims],
         }
 
     @classmethod
     def from_dict(cls, d: dict) -> "Study":
-        return cls(d["name"], d["description"], d["fixed"], d["factors"], d["seeds"], d["claims"])
+        claims = check_claims(d["claims"], d["factors"], list(settings.setting_specs()), d["name"])
+        return cls(d["name"], d["description"], d["fixed"], d["factors"], d["seeds"], claims)
 
 
 @dataclass
@@ -210,28 +210,28 @@ def _check_plain(value, path: tuple = ()) -> None:
     if isinstance(value, dict):
         for key, sub in value.items():
             if not isinstance(key, str):
-                raise ConfigError(f"{_where(path)}key {key!r} is {_describe(key)}, expected a string (quote it: '{key}')")
+                raise ConfigError(f"{location(path)}key {key!r} is {describe_type(key)}, expected a string (quote it: '{key}')")
             _check_plain(sub, (*path, key))
     elif isinstance(value, list):
         for i, sub in enumerate(value):
             _check_plain(sub, (*path, i))
     elif isinstance(value, float):
         if not math.isfinite(value):
-            raise ConfigError(f"{_where(path)}{value!r} is not a finite number")
+            raise ConfigError(f"{location(path)}{value!r} is not a finite number")
     elif not isinstance(value, (str, int, bool, type(None))):
         raise ConfigError(
-            f"{_where(path)}{_short(value)} is a Python {type(value).__name__}, not plain data "
+            f"{location(path)}{short_repr(value)} is a Python {type(value).__name__}, not plain data "
             "(a string, number, boolean, null, list or mapping; remove any !!python tag, quote dates)"
         )
 
 
 def _check_value(study: str, key: str, index: int, value) -> None:
-    specs = S.setting_specs()
-    for error in _validator(specs[key]).iter_errors(value):
-        raise ConfigError(_schema_error_line_at(error, ("studies", study, "factors", key, index)))
+    specs = settings.setting_specs()
+    for error in strict_validator(specs[key]).iter_errors(value):
+        raise ConfigError(error_line_at(error, ("studies", study, "factors", key, index)))
 
 
-def _same_value(a, b) -> bool:
+def same_value(a, b) -> bool:
     """Two factor values that would give the same runs (1 and 1.0 too) or the same folder name."""
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
@@ -245,25 +245,27 @@ def validate(raw: dict) -> Config:
     """
     try:
         return _validate(raw)
-    except (ConfigError, P.PluginError) as exc:
-        raise ConfigError(_one_line(str(exc))) from None
+    except (ConfigError, plugins.PluginError) as exc:
+        raise ConfigError(one_line(str(exc))) from None
 
 
 def _validate(raw: dict) -> Config:
     if not isinstance(raw, dict):
-        raise ConfigError(f"(top level): the config must be a mapping with a 'studies' key, got {_describe(raw)}")
+        raise ConfigError(f"(top level): the config must be a mapping with a 'studies' key, got {describe_type(raw)}")
     _check_plain(raw)
-    errors = sorted(_validator().iter_errors(raw), key=_rank)
+    schema = settings.schema()
+    listed = raw.get("plugins", schema["properties"]["plugins"]["default"])
+    if not list(strict_validator(schema["properties"]["plugins"]).iter_errors(listed)):
+        plugins.load(listed)  # first: plugins add to the registries (claim kinds too) that the rest is checked against
+    errors = sorted(strict_validator(claims_schema()).iter_errors(raw), key=error_rank)
     if errors:
         # the first failing place, nearest the top (an unknown study key before a bad value inside it)
-        raise ConfigError(_schema_error_line(errors[0], raw))
-    schema = S.schema()
+        raise ConfigError(error_line(errors[0], raw))
     cfg = _fill_defaults(raw, schema)
     if not cfg.get("studies"):
         raise ConfigError("studies: at least one study is required")
-    setting_names = list(S.setting_specs())
+    setting_names = list(settings.setting_specs())
     defaults = cfg.get("defaults") or {}
-    P.load(cfg["plugins"])  # before the names are checked: plugins add to the registries
     folded = {}
     for name in cfg["studies"]:
         if name in RESERVED_STUDY_NAMES:
@@ -280,7 +282,7 @@ def _validate(raw: dict) -> Config:
         fixed = dict(defaults) | own_fixed
         factors = dict(body.get("factors") or {})
         origin = functools.partial(_origin, own_fixed, defaults, {})  # where a fixed value comes from
-        fixed, factors = P.resolve(name, fixed, factors, origin, cfg["plugins"])  # names from the registries
+        fixed, factors = plugins.resolve(name, fixed, factors, origin, cfg["plugins"])  # names from the registries
         for key, values in factors.items():
             if key == "seed":
                 raise ConfigError(f"study {name!r}: factors.seed: list seeds under 'seeds', not as a factor")
@@ -293,7 +295,7 @@ def _validate(raw: dict) -> Config:
             seen = []
             for i, v in enumerate(values):
                 _check_value(name, key, i, v)
-                if any(_same_value(v, s) for s in seen):
+                if any(same_value(v, s) for s in seen):
                     raise ConfigError(f"study {name!r}: factors.{key}: duplicate value {v!r}")
                 seen.append(v)
         seeds = list(body["seeds"])
@@ -305,7 +307,7 @@ def _validate(raw: dict) -> Config:
             key = _origin(own_fixed, defaults, factors, "data_seed")
             raise ConfigError(f"study {name!r}: {key}: out of range: must be <= 2**63 - 1")
         # heads must divide d_model for every combination that can occur
-        base = S.defaults() | fixed
+        base = settings.defaults() | fixed
         heads = factors.get("heads", [base["heads"]])
         dims = factors.get("d_model", [base["d_model"]])
         for h, d in itertools.product(heads, dims):
@@ -321,10 +323,10 @@ def _validate(raw: dict) -> Config:
         # one home per setting: a factor is not also shown as fixed; factors in the schema's order
         fixed = {k: v for k, v in fixed.items() if k not in factors}
         factors = {k: factors[k] for k in setting_names if k in factors}
-        check_claims(body["claims"], factors, setting_names, name)
-        P.check_exact(name, body["claims"], fixed, factors)
-        studies[name] = Study(name, body["description"], fixed, factors, seeds, list(body["claims"]))
-    claim_ids = {claim.get("id") for study in studies.values() for claim in study.claims}
+        claims = check_claims(body["claims"], factors, setting_names, name)
+        plugins.check_exact(name, claims, fixed, factors)
+        studies[name] = Study(name, body["description"], fixed, factors, seeds, claims)
+    claim_ids = {claim.id for study in studies.values() for claim in study.claims}
     for cid in cfg["report"]["headline"]:
         if cid not in claim_ids:
             raise ConfigError(f"report.headline: {cid!r} is not the id of a claim of any study")
@@ -346,8 +348,29 @@ def _origin(own_fixed: dict, defaults: dict, factors: dict, key: str) -> str:
     return f"{key} (schema default)"
 
 
-def check_claims(claims: list, factors, columns, study: str | None = None) -> list[dict]:
-    """A study's claims, checked against the schema and for what it cannot say, with its defaults filled in.
+def claims_schema(names: tuple | None = None) -> dict:
+    """The config schema with one ``oneOf`` branch per registered claim kind under
+    ``definitions.claim`` (the built-in kinds and those plugins registered): a kind declares its own
+    keys (``ablation.kinds``), the schema the keys every claim has."""
+    return _claims_schema(tuple(kinds.CLAIM_KINDS) if names is None else names)
+
+
+@functools.cache
+def _claims_schema(names: tuple) -> dict:
+    schema = copy.deepcopy(settings.schema())
+    branches = []
+    for name in names:
+        kind = kinds.CLAIM_KINDS[name]
+        required = [k for k, spec in kind.keys.items() if "default" not in spec and "not" not in spec]
+        branches.append({"description": f"{name}: {kind().describe()}", "required": ["kind", *required],
+                         "properties": {"kind": {"const": name, "description": "The kind of this branch."}} | kind.keys})  # fmt: skip
+    schema["definitions"]["claim"]["oneOf"] = branches
+    return schema
+
+
+def check_claims(claims: list, factors, columns, study: str | None = None) -> list[kinds.Claim]:
+    """A study's claims (mappings as the config gives them), checked against the schema and their kind,
+    and for what a schema cannot say; built into frozen ``kinds.Claim`` objects, defaults filled in.
 
     ``factors``: the study's factor names, or name -> levels (then the levels a claim names must be
     among them). ``columns``: what ``where`` may name besides 'seed'. Raises ConfigError naming the
@@ -356,34 +379,36 @@ def check_claims(claims: list, factors, columns, study: str | None = None) -> li
     prefix, root = ("claims",), {"claims": claims}
     if study is not None:
         prefix, root = ("studies", study, "claims"), {"studies": {study: root}}
-    definitions = S.schema()["definitions"]
-    validator = _validator({"$ref": "#/definitions/claim", "definitions": definitions})
+    definitions = claims_schema()["definitions"]
+    validator = strict_validator({"$ref": "#/definitions/claim", "definitions": definitions})
     levels = factors if isinstance(factors, dict) else None
     columns = {"seed", *columns}
     out, ids = [], set()
-    for i, claim in enumerate(claims):
-        errors = sorted(validator.iter_errors(claim), key=_rank)
+    for i, raw in enumerate(claims):
+        raw = raw.to_dict() if isinstance(raw, kinds.Claim) else raw
+        errors = sorted(validator.iter_errors(raw), key=error_rank)
         if errors:
-            raise ConfigError(_schema_error_line_at(errors[0], (*prefix, i), root))
-        where = _where((*prefix, i), root)
+            raise ConfigError(error_line_at(errors[0], (*prefix, i), root))
+        where = location((*prefix, i), root)
+        claim = _build_claim(raw, definitions)
 
         def known(value, factor) -> bool:
-            return levels is None or any(_same_value(value, level) for level in levels[factor])
+            return levels is None or any(same_value(value, level) for level in levels[factor])
 
-        if claim["id"] in ids:
+        if claim.id in ids:
             raise ConfigError(f"{where}duplicate id in this study's claims")
-        ids.add(claim["id"])
-        factor = claim.get("factor")
+        ids.add(claim.id)
+        factor = claim.factor
         if factor is not None and factor not in factors:
             raise ConfigError(f"{where}'factor' {factor!r} is not a factor of the study ({', '.join(factors) or 'none'})")
-        pair = claim.get("levels") or [claim[k] for k in ("growing", "flat") if k in claim]
-        if pair and _same_value(*pair):
-            keys = "'levels'" if "levels" in claim else "'growing' and 'flat'"
+        pair = claim.levels
+        if len(pair) == 2 and same_value(*pair):
+            keys = " and ".join(f"'{k}'" for k in claim.kind.level_keys)
             raise ConfigError(f"{where}{keys} name the same level twice ({pair[0]!r})")
         for value in pair:
             if not known(value, factor):
                 raise ConfigError(f"{where}level {value!r} is not a level of factor '{factor}' ({levels[factor]})")
-        for col, value in claim.get("where", {}).items():
+        for col, value in claim.where.items():
             if col not in columns:
                 raise ConfigError(f"{where}'where' names column {col!r}, which does not exist")
             if col == factor:
@@ -391,20 +416,35 @@ def check_claims(claims: list, factors, columns, study: str | None = None) -> li
             for v in value if isinstance(value, list) else [value]:
                 if col in factors and not known(v, col):
                     raise ConfigError(f"{where}'where' {col}={v!r} is not a level of that factor ({levels[col]})")
-        if claim.get("exact") and (claim["kind"] != "at_value" or claim["target"] != 0.5):
+        if claim.exact and not claim.kind.exact_ok(claim):
             raise ConfigError(f"{where}'exact' needs kind at_value with target 0.5 (the twin certificate proves chance exactly)")
-        if claim.get("estimand") == "mean" and claim["kind"] == "grad_trend":
-            raise ConfigError(f"{where}estimand mean is not for kind grad_trend (slopes have no bound); use share")
-        kind_properties = _branch(definitions["claim"], claim["kind"])[1]
-        out.append(_fill_defaults(claim, {"properties": definitions["claim"]["properties"] | kind_properties}))
+        if claim.estimand == "mean" and not all(part.bounded for part in claim.parts):
+            raise ConfigError(f"{where}estimand mean is not for kind {claim.kind.name} (slopes have no bound); use share")
+        out.append(claim)
     return out
+
+
+def _build_claim(raw: dict, definitions: dict) -> kinds.Claim:
+    """A claim from its validated mapping: the keys every claim has, then its kind's, defaults filled."""
+    kind = kinds.CLAIM_KINDS[raw["kind"]]
+    common = _fill_defaults(raw, {"properties": definitions["claim"]["properties"]})
+    own = _fill_defaults(raw, {"properties": kind.keys})
+    overridden = {k for k, spec in kind.keys.items() if "not" in spec}  # a key the kind has no use for
+    fields = {k: common[k] for k in definitions["claim"]["properties"] if k in common and k not in overridden and k != "kind"}
+    fields.setdefault("metric", None)
+    return kinds.Claim(kind=kind(), keys={k: own[k] for k in kind.keys if k in own and k not in overridden}, raw=raw,
+                       **fields)  # fmt: skip
 
 
 def family_size(claims_by_study: dict, study: str, family: str = "study") -> int:
     """How many claims share ``study``'s error family: its non-exact claims (``family: study``) or
     every non-exact claim of the config (``family: config``). Exact claims belong to no family."""
     members = claims_by_study.values() if family == "config" else [claims_by_study[study]]
-    return sum(not c.get("exact", False) for claims in members for c in claims)
+    return sum(not _is_exact(c) for claims in members for c in claims)
+
+
+def _is_exact(claim) -> bool:
+    return claim.exact if isinstance(claim, kinds.Claim) else bool(claim.get("exact", False))
 
 
 def load(path) -> Config:

@@ -7,16 +7,16 @@ both read these, so they sit below both.
 
 from __future__ import annotations
 
-from . import settings as S
+from . import settings
 from .config import Run, Study
 
 
-def settings(raw_study: dict) -> dict | None:
+def adaptive_block(raw_study: dict) -> dict | None:
     """The study's ``adaptive`` block with the schema's defaults filled in, or None (fixed design)."""
     block = raw_study.get("adaptive")
     if block is None:
         return None
-    spec = S.schema()["definitions"]["study"]["properties"]["adaptive"]["properties"]
+    spec = settings.schema()["definitions"]["study"]["properties"]["adaptive"]["properties"]
     return {key: block.get(key, prop["default"]) for key, prop in spec.items()}
 
 

@@ -24,7 +24,7 @@ from collections import defaultdict
 import numpy as np
 from scipy import special, stats
 
-from .measures import _BATCH_ELEMENTS, DEFAULT_CFG
+from .measures import BATCH_ELEMENTS, DEFAULT_CFG
 
 def wilson_ci(k, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval (no continuity correction), vectorised; equals
@@ -115,7 +115,7 @@ def bootstrap_mean_ci(
             axis=-1,
             vectorized=True,
             confidence_level=confidence,
-            batch=max(1, _BATCH_ELEMENTS // (Y.shape[0] * n)),
+            batch=max(1, BATCH_ELEMENTS // (Y.shape[0] * n)),
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -31,7 +31,7 @@ DEFAULT_CFG = {
 }  # fmt: skip
 CHANCE = 0.5
 """Accuracy of a model blind to order (or with NaN/constant outputs) on the swap-paired test set."""
-_BATCH_ELEMENTS = 2_000_000  # elements gathered per vectorised resampling batch (memory bound)
+BATCH_ELEMENTS = 2_000_000  # elements gathered per vectorised resampling batch (memory bound)
 METRICS = ("test_acc", "converged", "final_train_acc")
 BOUNDS = {"test_acc": (0.0, 1.0), "converged": (0.0, 1.0), "final_train_acc": (0.0, 1.0)}
 
@@ -43,7 +43,7 @@ def resolve_cfg(cfg: dict | None) -> dict:
     return out
 
 
-def _num(summary: pd.DataFrame, column: str) -> np.ndarray:
+def numeric(summary: pd.DataFrame, column: str) -> np.ndarray:
     if column not in summary:
         return np.full(len(summary), np.nan)
     return pd.to_numeric(summary[column], errors="coerce").to_numpy(dtype=float)
@@ -58,17 +58,17 @@ def is_diverged(summary: pd.DataFrame) -> np.ndarray:
 def converged_mask(summary: pd.DataFrame, threshold: float) -> np.ndarray:
     """status ok and final_train_acc >= threshold (NaN accuracy: not converged)."""
     ok = summary["status"].astype(str).str.lower().eq("ok").to_numpy() if "status" in summary else True
-    acc = _num(summary, "final_train_acc")
+    acc = numeric(summary, "final_train_acc")
     with np.errstate(invalid="ignore"):
         return ok & (acc >= threshold)
 
 
 def run_accuracy(summary: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """(test accuracy per run, imputed?) with the diverged/NaN rule of the module docstring."""
-    acc = _num(summary, "test_acc")
+    acc = numeric(summary, "test_acc")
     missing = ~np.isfinite(acc)
     if missing.any():
-        correct, total = _num(summary, "test_correct"), _num(summary, "test_total")
+        correct, total = numeric(summary, "test_correct"), numeric(summary, "test_total")
         with np.errstate(invalid="ignore", divide="ignore"):
             from_counts = correct / total
         usable = np.isfinite(from_counts) & (total > 0)
@@ -79,9 +79,9 @@ def run_accuracy(summary: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def run_counts(summary: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """(correct, total) test counts per run; NaN totals -> 2 * n_test; NaN correct -> acc * total."""
-    total = _num(summary, "test_total")
-    total = np.where(np.isfinite(total), total, 2 * _num(summary, "n_test"))
-    correct = _num(summary, "test_correct")
+    total = numeric(summary, "test_total")
+    total = np.where(np.isfinite(total), total, 2 * numeric(summary, "n_test"))
+    correct = numeric(summary, "test_correct")
     acc, _ = run_accuracy(summary)
     correct = np.where(np.isfinite(correct), correct, np.round(acc * total))
     return correct, total
@@ -96,7 +96,7 @@ def metric_values(summary: pd.DataFrame, metric: str, cfg: dict | None = None) -
     if metric == "converged":
         return converged_mask(summary, cfg["converged_threshold"]).astype(float)
     if metric == "final_train_acc":
-        acc = _num(summary, "final_train_acc")
+        acc = numeric(summary, "final_train_acc")
         return np.where(np.isfinite(acc), acc, CHANCE)
     raise ValueError(f"unknown metric {metric!r} (one of {', '.join(METRICS)})")
 
@@ -109,7 +109,7 @@ def resolution(summary: pd.DataFrame, metric: str = "test_acc") -> float:
     if metric == "converged":
         return 1.0
     if metric == "test_acc":
-        total = _num(summary, "test_total")
+        total = numeric(summary, "test_total")
         total = total[np.isfinite(total) & (total > 0)]
         return float(1.0 / np.lcm.reduce(np.rint(total).astype(np.int64))) if len(total) else 0.0
     return 0.0
@@ -134,7 +134,7 @@ def seed_means(seeds, values) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ids, np.bincount(inverse, weights=values, minlength=len(ids)) / np.maximum(count, 1), count
 
 
-def _check_columns(summary: pd.DataFrame, factors) -> list[str]:
+def check_columns(summary: pd.DataFrame, factors) -> list[str]:
     factors = list(factors)
     missing = [f for f in factors if f not in summary.columns]
     if missing:
@@ -144,7 +144,7 @@ def _check_columns(summary: pd.DataFrame, factors) -> list[str]:
     return factors
 
 
-def _cells(summary: pd.DataFrame, factors: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
+def group_cells(summary: pd.DataFrame, factors: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
     """(one row per cell with the factor values, in sorted order; cell code per run)."""
     if not factors:
         return pd.DataFrame(index=[0]), np.zeros(len(summary), dtype=int)
@@ -154,7 +154,7 @@ def _cells(summary: pd.DataFrame, factors: list[str]) -> tuple[pd.DataFrame, np.
     return keys, codes
 
 
-def _split(values: np.ndarray, codes: np.ndarray, n_cells: int) -> list[np.ndarray]:
+def split_by_cell(values: np.ndarray, codes: np.ndarray, n_cells: int) -> list[np.ndarray]:
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(n_cells + 1))
     v = values[order]

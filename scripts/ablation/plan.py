@@ -23,15 +23,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import REPO_DIR
-from . import adaptive as A
+from . import REPO_DIR, adaptive, claims, design, measures, seedtests
 from . import config as ablation_config
-from . import design
 from . import store as run_store
+from .kinds import Claim
 from .settings import cost_estimate, from_dict
-from . import seedtests as T
-from . import sequential as Q
-from . import measures
 
 PLAN_COLUMNS = ["study", "claim", "kind", "seeds", "cells", "supported", "contradicted", "seeds_needed", "note"]
 COST_COLUMNS = ["study", "runs", "in_store", "to_train", "cpu_minutes", "wall_minutes"]
@@ -40,79 +36,105 @@ CALIBRATION_RUNS = 400
 MAX_SEEDS = 10_000
 
 
-def _n_cells(study, claim: dict) -> int:
+def _n_cells(study, claim: Claim) -> int:
     """Cells a claim is judged in: combinations of the factors it neither compares nor fixes."""
-    if claim.get("cells", "every") == "average":
+    if claim.cells == "average":
         return 1
-    skip = {claim.get("factor")}
     counts = []
     for f, levels in study.factors.items():
-        if f in skip:
+        if f == claim.factor:
             continue
-        where = claim.get("where", {}).get(f)
+        where = claim.where.get(f)
         counts.append(len(where) if isinstance(where, list) else 1 if where is not None else len(levels))
     return math.prod(counts)
 
 
-def _sequential_share_seeds(share: float, level: float, max_seeds: int) -> tuple[int | None, int | None]:
-    """Fewest seeds, all meeting the condition (or none), with which the e-process on the seeds'
-    outcomes reaches ``level``; None beyond ``max_seeds``."""
-    out = []
-    for outcome in (1.0, 0.0):
-        x = np.full(max_seeds, outcome)
-        above, below = Q.directional_p(x, share, (0.0, 1.0), level)
-        p = above if outcome == 1.0 else below
-        hit = np.flatnonzero(p <= level)
-        out.append(int(hit[0]) + 1 if hit.size else None)
-    return out[0], out[1]
+def _fewest(p_at, level: float, limit: int) -> int | None:
+    """The fewest seeds n <= ``limit`` with ``p_at(n) <= level``, for a p that never rises as
+    seeds that all agree arrive (a binary search); None where even ``limit`` seeds do not reach it."""
+    if limit < 1 or p_at(limit) > level:
+        return None
+    lo, hi = 1, limit
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if p_at(mid) <= level else (mid + 1, hi)
+    return lo
 
 
-def _sequential_robust_seeds(share: float, level: float, max_seeds: int) -> int | None:
+def agreeing_seeds(claim: Claim, level: float, conditions: int, sequential: bool, alpha: float,
+                   limit: int) -> tuple[int | None, int | None]:  # fmt: skip
+    """Fewest seeds, every one at the value most favourable to SUPPORTED (or to CONTRADICTED), with
+    which the claim's own test (``ablation.seedtests``) reaches ``level``; CONTRADICTED of one of
+    ``conditions`` cell conditions pays Bonferroni over them, as ``claims.combine`` does. None beyond
+    ``limit``. The share estimand counts seeds that meet every condition (or none)."""
+    part = claim.parts[0]
+
+    def contradicted(p):
+        return min(1.0, conditions * p)
+
+    if claim.estimand == "mean":
+        values = claims.favourable(claim)
+        bounds = claims.bounds(claim, part)
+
+        def mean_p(n, value, which):
+            x = np.full(n, value)
+            return float(seedtests.mean_p(x, x, part.condition.band, bounds, alpha)[which])
+
+        sup = _fewest(lambda n: mean_p(n, values["SUPPORTED"][0], 0), level, limit)
+        con = [_fewest(lambda n, v=v: contradicted(mean_p(n, v, 1)), level, limit) for v in values["CONTRADICTED"]]
+        return sup, min((c for c in con if c is not None), default=None)
+
+    def share_p(n, met, which):
+        if sequential:
+            outcome = np.full(n, float(met))
+            return float(seedtests.share_p_sequential(outcome, outcome, np.ones(n, bool), claim.share, alpha)[which])
+        return float(seedtests.share_p(n * met, n * met, n, claim.share)[which])
+
+    return (_fewest(lambda n: share_p(n, True, 0), level, limit),
+            _fewest(lambda n: contradicted(share_p(n, False, 1)), level, limit))  # fmt: skip
+
+
+def _sequential_robust_seeds(share: float, level: float, alpha: float, max_seeds: int) -> int | None:
     """Fewest seeds n at which SUPPORTED by the e-process on the seeds' outcomes, with one seed
     outside the claim, survives leaving any one seed out: every order of n - 1 outcomes with one
     0 among them reaches ``level`` (where the 0 falls changes the capital). None beyond ``max_seeds``."""
     for n in range(3, max_seeds + 1):
         z = np.ones((n - 1, n - 1))
         z[np.arange(n - 1), np.arange(n - 1)] = 0.0  # row j: the outcome outside the claim at place j
-        above, _ = Q.directional_p(z, share, (0.0, 1.0), level)
-        if np.all(above[:, -1] <= level):
+        p_sup, _ = seedtests.share_p_sequential(z, z, np.ones_like(z, dtype=bool), share, alpha)
+        if np.all(p_sup <= level):
             return n
     return None
 
 
-def claim_plan(study, claim: dict, m: int, alpha: float, adaptive: dict | None = None) -> dict:
+def claim_plan(study, claim: Claim, m: int, alpha: float, adaptive_block: dict | None = None) -> dict:
     """Reachability of SUPPORTED and CONTRADICTED for one claim of a family of ``m`` claims:
-    alpha / m is the Holm level a claim meets wherever it ranks. ``adaptive``: the study's
+    alpha / m is the Holm level a claim meets wherever it ranks. ``adaptive_block``: the study's
     ``{max_seeds, batch}`` when its rounds add seeds."""
-    seeds = claim.get("where", {}).get("seed", study.seeds)
+    seeds = claim.where.get("seed", study.seeds)
     n = len(seeds) if isinstance(seeds, list) else 1
     cells = _n_cells(study, claim)
-    row = dict(study=study.name, claim=claim["id"], kind=claim["kind"], seeds=n, cells=cells)
-    if claim.get("exact"):
+    row = dict(study=study.name, claim=claim.id, kind=claim.kind.name, seeds=n, cells=cells)
+    if claim.exact:
         row.update(supported="yes", contradicted="yes", seeds_needed=None,
                    note="exact: every run's twin certificate is checked; no p-value, no family")  # fmt: skip
         return row
     a_m = alpha / max(m, 1)
-    conds = 2 if claim["kind"] == "grad_trend" else 1
-    estimand, share = claim.get("estimand", "share"), claim.get("share", 0.5)
-    sequential = adaptive is not None and claim["kind"] in Q.SEQUENTIAL_KINDS
-    if estimand == "mean":
-        limit = adaptive["max_seeds"] if sequential else MAX_SEEDS
-        sup, con = Q.seeds_to_resolve(claim, alpha, a_m, limit, cells)
+    conds = len(claim.parts)
+    sequential = adaptive_block is not None and claim.sequential
+    limit = adaptive_block["max_seeds"] if sequential else MAX_SEEDS
+    sup, con = agreeing_seeds(claim, a_m, cells * conds, sequential, alpha, limit)
+    if claim.estimand == "mean":
         how = "the mean over seeds (betting e-process), with every seed at the most favourable value"
     elif sequential:
-        sup, _ = _sequential_share_seeds(share, a_m, adaptive["max_seeds"])
-        _, con = _sequential_share_seeds(share, a_m / (cells * conds), adaptive["max_seeds"])
-        how = f"share > {share:g} by the e-process on the seeds' outcomes, every seed agreeing"
+        how = f"share > {claim.share:g} by the e-process on the seeds' outcomes, every seed agreeing"
     else:
-        sup, _ = T.least_seeds(share, a_m, MAX_SEEDS)
-        _, con = T.least_seeds(share, a_m / (cells * conds), MAX_SEEDS)
-        how = f"share > {share:g} by the exact binomial test, every seed agreeing"
+        how = f"share > {claim.share:g} by the exact binomial test, every seed agreeing"
     if n < 2:
         row.update(supported="no", contradicted="no", seeds_needed=max(2, (sup or 2) + 1),
                    note="no verdict from fewer than 2 seeds")  # fmt: skip
         return row
-    available = adaptive["max_seeds"] if sequential else n
+    available = adaptive_block["max_seeds"] if sequential else n
     row["supported"] = "yes" if sup is not None and sup <= available else "no"
     row["contradicted"] = "yes" if con is not None and con <= available else "no"
     robust = [k + 1 for k in (sup, con) if k is not None]  # a seed of slack for leave-one-seed-out
@@ -121,13 +143,13 @@ def claim_plan(study, claim: dict, m: int, alpha: float, adaptive: dict | None =
                    f"{con or f'more than {available}'} (Holm level alpha / m = {a_m:.4g} over the {m} claim(s) "
                    f"of its family" + (f", Bonferroni over {cells * conds} cell condition(s)" if cells * conds > 1 else "") + ")")  # fmt: skip
     if sequential:
-        row["seeds"] = f"{n}-{adaptive['max_seeds']}"
+        row["seeds"] = f"{n}-{adaptive_block['max_seeds']}"
         row["note"] = "adaptive (anytime-valid): " + row["note"]
-        if estimand != "mean":
-            dissent = _sequential_robust_seeds(share, a_m, adaptive["max_seeds"])
+        if claim.estimand != "mean":
+            dissent = _sequential_robust_seeds(claim.share, a_m, alpha, adaptive_block["max_seeds"])
             row["note"] += (f"; with one seed of a cell outside the claim, SUPPORTED survives leaving any seed out from "
                             f"{dissent} seeds" if dissent else f"; with one seed of a cell outside the claim, no "
-                            f"SUPPORTED within {adaptive['max_seeds']} seeds survives leaving any seed out")  # fmt: skip
+                            f"SUPPORTED within {adaptive_block['max_seeds']} seeds survives leaving any seed out")  # fmt: skip
     elif row["supported"] == "yes" and row["contradicted"] == "yes" and max(robust) > n:
         row["note"] += f"; {max(robust)} seeds keep a verdict without any one seed"
     return row
@@ -141,7 +163,7 @@ def plan(cfg) -> pd.DataFrame:
     rows = []
     for name, study in cfg.studies.items():
         m = ablation_config.family_size(by_study, name, family)
-        block = design.settings(cfg.raw["studies"][name])
+        block = design.adaptive_block(cfg.raw["studies"][name])
         rows += [claim_plan(study, claim, m, alpha, block) for claim in study.claims]
     return pd.DataFrame(rows, columns=PLAN_COLUMNS).astype({"seeds_needed": "Int64"})
 
@@ -163,8 +185,8 @@ def seconds_per_unit(store: Path, limit: int = CALIBRATION_RUNS) -> tuple[float,
 
 def _designs(cfg, name: str) -> list[list]:
     """A study's runs: its first round and, for an adaptive study, every round to max_seeds too."""
-    study, block = cfg.studies[name], design.settings(cfg.raw["studies"][name])
-    return [study.runs()] + ([study.runs() + A.round_runs(study, block["max_seeds"])] if block else [])
+    study, block = cfg.studies[name], design.adaptive_block(cfg.raw["studies"][name])
+    return [study.runs()] + ([study.runs() + adaptive.round_runs(study, block["max_seeds"])] if block else [])
 
 
 def reference_seconds_per_unit(cfg, reference: Path) -> tuple[float, int, str]:

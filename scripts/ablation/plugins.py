@@ -26,8 +26,8 @@ import os
 import sys
 from pathlib import Path
 
-from . import settings as S
-from .validation import _schema_error_line_at, _validator
+from . import settings
+from .validation import error_line_at, strict_validator
 
 REGISTRY_SETTINGS = ("pos_enc", "attn_mask", "norm", "task")
 _OWNER: dict[tuple[str, str], str] = {}  # (setting, name) -> the plugin that registered it
@@ -118,7 +118,7 @@ def resolve(study: str, fixed: dict, factors: dict, origin, plugins: list) -> tu
             if (setting, value) in _OWNER:
                 plugin = _OWNER[setting, value]
                 code.setdefault(setting, {})[value] = {"module": plugin, "sha256": _CODE[plugin]}
-    tasks = [v for _, v in _places("task", fixed, factors, origin)] or [S.defaults()["task"]]
+    tasks = [v for _, v in _places("task", fixed, factors, origin)] or [settings.defaults()["task"]]
     if "task_settings" in factors:
         factors = factors | {"task_settings": [_task_settings(study, f"factors.task_settings[{i}]", tasks, v)
                                                for i, v in enumerate(factors["task_settings"])]}  # fmt: skip
@@ -136,8 +136,8 @@ def _task_settings(study: str, where: str, tasks: list, given: dict) -> dict:
         if given and not declared:
             raise PluginError(f"study {study!r}: {where}: task {name} has no task settings; got {json.dumps(given)}")
         schema = {"type": "object", "additionalProperties": False, "properties": declared}
-        for error in _validator(schema).iter_errors(given):
-            line = _schema_error_line_at(error, ())
+        for error in strict_validator(schema).iter_errors(given):
+            line = error_line_at(error, ())
             raise PluginError(f"study {study!r}: {where}: task {name}: {line.removeprefix('(top level): ')}")
     if len(tasks) > 1:
         return given
@@ -149,7 +149,7 @@ def _task_settings(study: str, where: str, tasks: list, given: dict) -> dict:
 def _builtin_only(study: str, fixed: dict, factors: dict, origin) -> tuple[dict, dict]:
     """Without plugins, the schema's built-in names (no torch needed to check them)."""
     for setting in REGISTRY_SETTINGS:
-        builtin = S.choices(setting)
+        builtin = settings.choices(setting)
         for where, value in _places(setting, fixed, factors, origin):
             if value not in builtin:
                 close = difflib.get_close_matches(str(value), builtin, n=1)
@@ -164,16 +164,16 @@ def _builtin_only(study: str, fixed: dict, factors: dict, origin) -> tuple[dict,
 def check_exact(study: str, claims: list, fixed: dict, factors: dict) -> None:
     """An exact claim needs swap twins: refused for a study where a task without them is judged.
     (Without plugins every task is built in, and the built-in task has twins.)"""
-    if not _CODE or not any(claim.get("exact") for claim in claims):
+    if not _CODE or not any(claim.exact for claim in claims):
         return
-    tasks = factors.get("task", [fixed.get("task", S.defaults()["task"])])
+    tasks = factors.get("task", [fixed.get("task", settings.defaults()["task"])])
     for claim in claims:
-        where = claim.get("where", {}).get("task", tasks)
+        where = claim.where.get("task", tasks)
         judged = [t for t in tasks if t in (where if isinstance(where, list) else [where])]
         for name in judged:
-            if claim.get("exact") and not getattr(registries()["task"][name], "twins", False):
+            if claim.exact and not getattr(registries()["task"][name], "twins", False):
                 raise PluginError(
-                    f"study {study!r}: claim {claim['id']!r}: 'exact' needs a task with swap twins; task {name} has none"
+                    f"study {study!r}: claim {claim.id!r}: 'exact' needs a task with swap twins; task {name} has none"
                 )
 
 

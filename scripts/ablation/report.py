@@ -32,6 +32,7 @@ import yaml
 from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs
 from .outputs import ROBUST
 from .config import validate
+from .kinds import Claim
 from .plan import plan
 
 VERSION_PACKAGES = ("torch", "numpy", "pandas", "scipy", "matplotlib", "seaborn", "itables", "snakemake")
@@ -145,71 +146,73 @@ def pivot(cells: pd.DataFrame, factors: list[str], value: str, fmt, label: str |
 # ---------------------------------------------------------------- claims in words
 
 
-def _where(spec: dict) -> str:
-    where = spec.get("where") or {}
-    return (" where " + ", ".join(f"{k} = {v}" for k, v in where.items())) if where else ""
+def _where(claim: Claim) -> str:
+    return (" where " + ", ".join(f"{k} = {v}" for k, v in claim.where.items())) if claim.where else ""
 
 
-def estimate_unit(spec: dict) -> str:
+def _metric_words(claim: Claim) -> str:
+    return METRIC_WORDS.get(claim.metric, claim.metric)
+
+
+def estimate_unit(claim: Claim) -> str:
     """The unit of a claim's estimate, ci_lo and ci_hi as claims.csv holds them."""
-    metric = spec.get("metric", "test_acc")
-    if spec["kind"] == "grad_trend":
+    if claim.scale == "slope":
         return "slope of ln(gradient norm) per layer"
-    if spec["kind"] in ("equivalent", "not_worse", "better"):
-        return f"difference of {METRIC_WORDS.get(metric, metric)} (-1 to 1)"
-    return f"{METRIC_WORDS.get(metric, metric)} (0 to 1)"
+    if claim.scale == "difference":
+        return f"difference of {_metric_words(claim)} (-1 to 1)"
+    return f"{_metric_words(claim)} (0 to 1)"
 
 
-def estimate_text(c: dict, spec: dict) -> str:
+def estimate_text(c: dict, claim: Claim) -> str:
     """A claim's estimate with its unit."""
-    kind = spec["kind"]
     if _isnan(c.get("estimate")):
         return "not applicable (fewer than 2 seeds)"
-    if kind == "grad_trend":
+    if claim.scale == "slope":
         return f"{c['estimate']:+.4f} per layer"
-    return pp(c["estimate"]) if kind in ("equivalent", "not_worse", "better") else pct(c["estimate"])
+    return pp(c["estimate"]) if claim.scale == "difference" else pct(c["estimate"])
 
 
-def interval_text(c: dict, spec: dict) -> str:
+def interval_text(c: dict, claim: Claim) -> str:
     if _isnan(c.get("ci_lo")) or _isnan(c.get("ci_hi")):
         return "not applicable"
-    if spec["kind"] == "grad_trend":
+    if claim.scale == "slope":
         return f"{c['ci_lo']:+.4f} to {c['ci_hi']:+.4f} per layer"
-    if spec["kind"] in ("equivalent", "not_worse", "better"):
+    if claim.scale == "difference":
         return f"{100 * c['ci_lo']:+.1f} to {100 * c['ci_hi']:+.1f} percentage points"
     return f"{100 * c['ci_lo']:.1f} to {100 * c['ci_hi']:.1f} %"
 
 
-def estimate_short(c: dict, spec: dict) -> str:
+def estimate_short(c: dict, claim: Claim) -> str:
     """Estimate and interval in one short cell: 50.0 % [7.9, 92.1], -1.6 pp [-100.0, +100.0]."""
     if _isnan(c.get("estimate")):
         return "not applicable"
     lo, hi = c.get("ci_lo"), c.get("ci_hi")
-    if spec["kind"] == "grad_trend":
+    if claim.scale == "slope":
         ci = "" if _isnan(lo) or _isnan(hi) else f" [{lo:+.3f}, {hi:+.3f}]"
         return f"{c['estimate']:+.3f}/layer{ci}"
-    paired = spec["kind"] in ("equivalent", "not_worse", "better")
+    paired = claim.scale == "difference"
     num = (lambda x: f"{100 * x:+.1f}") if paired else (lambda x: f"{100 * x:.1f}")
     ci = "" if _isnan(lo) or _isnan(hi) else f" [{num(lo)}, {num(hi)}]"
     return f"{num(c['estimate'])} {'pp' if paired else '%'}{ci}"
 
 
-def claim_sentence(c: dict, spec: dict, confidence: float, long: bool = False) -> str:
+def claim_sentence(c: dict, claim: Claim, confidence: float, long: bool = False) -> str:
     """What the seeds show, in plain words: the claims table's evidence (how many seeds met the
     claim's per-seed condition, the test and its p; for an exact claim, the certificate), then what
     was measured with its unit and what n counts; the long form adds the rule."""
-    kind, n = spec["kind"], c.get("n")
+    n = c.get("n")
     seeds = f"{int(n)} seeds" if not _isnan(n) else "no seeds"
-    metric = METRIC_WORDS.get(spec.get("metric", "test_acc"), spec.get("metric", "test_acc"))
-    if kind in ("equivalent", "not_worse", "better"):
-        f, (a, b) = spec["factor"], spec["levels"]
-        measured = f"{metric[0].upper()}{metric[1:]} with {f} = {b} minus with {f} = {a}{_where(spec)}, averaged within each of"
-    elif kind == "grad_trend":
-        measured = f"Slope of ln(gradient norm at step 0) over the layers for {spec['factor']} = {spec['growing']}{_where(spec)}, over"
+    part = claim.parts[0]
+    if part.compare:
+        f, a, b = part.compare
+        metric = _metric_words(claim)
+        measured = f"{metric[0].upper()}{metric[1:]} with {f} = {b} minus with {f} = {a}{_where(claim)}, averaged within each of"
+    elif part.reads == "slope":
+        measured = f"Slope of ln(gradient norm at step 0) over the layers for {part.level[0]} = {part.level[1]}{_where(claim)}, over"
     else:
-        measured = f"Mean {metric}{_where(spec)}, over"
+        measured = f"Mean {_metric_words(claim)}{_where(claim)}, over"
     evidence = c.get("evidence") or ""
-    said = (f"{evidence}. " if evidence else "") + f"{measured} {seeds}: {estimate_text(c, spec)}."
+    said = (f"{evidence}. " if evidence else "") + f"{measured} {seeds}: {estimate_text(c, claim)}."
     return f"{said} Rule: {c.get('rule', '')}." if long else said
 
 
@@ -374,7 +377,7 @@ def reproduction(results: Path, studies: list[str], reference: Path) -> dict:
 def build(raw_config: dict, studies: list[str], results: Path, command: str, reference: Path = REFERENCE_DIR) -> str:
     cfg = validate(raw_config)
     results = Path(results)
-    specs = {c["id"]: c for name in studies for c in cfg.study(name).claims}
+    specs = {c.id: c for name in studies for c in cfg.study(name).claims}
     claims = []
     for name in studies:
         path = results / name / outputs.table("claims").file

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
+from statsmodels.stats.multitest import multipletests
 
-from .measures import _BATCH_ELEMENTS, quantize
+from .measures import BATCH_ELEMENTS, quantize
 
 POWER = 0.8
 """Power of the minimum detectable effect (``mde``) of the paired comparisons."""
@@ -43,7 +44,7 @@ def sign_flip_test(d, step: float = 0.0, n_resamples: int = 9999, seed: int = 0)
         return float((null >= obs - eps).mean()), n, "sign-flip exact"
     rng = np.random.default_rng([seed, n, 11])
     hits = 0
-    chunk = max(1, _BATCH_ELEMENTS // n)
+    chunk = max(1, BATCH_ELEMENTS // n)
     for start in range(0, n_resamples, chunk):
         b = min(chunk, n_resamples - start)
         signs = rng.integers(0, 2, (b, n)) * 2 - 1
@@ -66,16 +67,13 @@ def seeds_to_reach(alpha: float) -> int:
 
 
 def holm(pvalues) -> np.ndarray:
-    """Holm step-down adjusted p-values (NaN entries stay NaN and do not count in m)."""
+    """Holm step-down adjusted p-values, statsmodels' ``multipletests(method="holm")`` (NaN entries
+    stay NaN and do not count in m)."""
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = len(ok)
-    if m == 0:
-        return out
-    order = ok[np.argsort(p[ok], kind="stable")]
-    adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    out[order] = np.minimum(adjusted, 1.0)
+    ok = np.isfinite(p)
+    if ok.any():
+        out[ok] = multipletests(p[ok], method="holm")[1]
     return out
 
 
@@ -88,7 +86,7 @@ def mde(sd: float, n: int, alpha: float = 0.05, power: float = POWER) -> float:
     return float((stats.t.ppf(1 - alpha / 2, df) + stats.t.ppf(power, df)) * sd / np.sqrt(n))
 
 
-def _sd(d: np.ndarray) -> float:
+def sample_sd(d: np.ndarray) -> float:
     """The ddof-1 sd of ``d`` (n >= 2), exactly 0 when every value is equal: numpy's sd of equal
     values is a rounding error above 0 where their mean is inexact (seven 0.1s: 1.5e-17)."""
     return float(d.std(ddof=1)) if np.ptp(d) > 0 else 0.0
@@ -100,7 +98,7 @@ def cohen_dz(d) -> float:
     d = np.asarray(d, dtype=float)
     if len(d) < 2:
         return float("nan")
-    mean, sd = d.mean(), _sd(d)
+    mean, sd = d.mean(), sample_sd(d)
     if sd > 0:
         return float(mean / sd)
     return 0.0 if mean == 0 else float("nan")

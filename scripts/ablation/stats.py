@@ -24,15 +24,15 @@ import pandas as pd
 
 from .intervals import bootstrap_mean_ci, clopper_pearson_ci, direction_share_ci, mean_ci, mean_cis, wilson_ci
 from .measures import (
-    _BATCH_ELEMENTS, _cells, _check_columns, _split, converged_mask, is_diverged, quantize, resolution, resolve_cfg,
+    BATCH_ELEMENTS, group_cells, check_columns, split_by_cell, converged_mask, is_diverged, quantize, resolution, resolve_cfg,
     run_accuracy, run_counts, seed_means,
 )  # fmt: skip
 from .settings import sorted_levels
-from .significance import _sd, cohen_dz, holm, mde, reachable_p, sign_flip_test
+from .significance import sample_sd, cohen_dz, holm, mde, reachable_p, sign_flip_test
 
 # The package and its tests read the statistics below the tables as ``stats.NAME`` as well.
 from .intervals import anderson_ci, skew_t_ci, t_mean_ci, tango_ci  # noqa: F401, E402
-from .measures import CHANCE, DEFAULT_CFG, METRICS, _num, metric_values  # noqa: F401, E402
+from .measures import CHANCE, DEFAULT_CFG, METRICS, metric_values  # noqa: F401, E402
 from .significance import EXACT_SIGN_FLIP_MAX_N, POWER, seeds_to_reach  # noqa: F401, E402
 
 ALL_PAIRS_MAX_LEVELS = 4
@@ -63,7 +63,7 @@ def _cell_cis(values, seeds, codes, n_cells: int, confidence: float, step: float
     one vectorised call (a 10,000-run grid has thousands of cells)."""
     frame = pd.DataFrame({"c": codes, "s": seeds, "v": values}).groupby(["c", "s"], sort=True)["v"].mean()
     cell_of = frame.index.get_level_values("c").to_numpy()
-    cells = _split(quantize(frame.to_numpy(), step), cell_of, n_cells)
+    cells = split_by_cell(quantize(frame.to_numpy(), step), cell_of, n_cells)
     out: list[tuple] = [(np.nan, np.nan, "n < 2")] * n_cells
     by_n: dict[int, list[int]] = defaultdict(list)
     for c, v in enumerate(cells):
@@ -88,8 +88,8 @@ def cell_table(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: in
     testset_lo / testset_hi (test-set sampling only), and converged_frac.
     """
     cfg = resolve_cfg(cfg)
-    factors = _check_columns(summary, factors)
-    keys, codes = _cells(summary, factors)
+    factors = check_columns(summary, factors)
+    keys, codes = group_cells(summary, factors)
     n_cells = len(keys)
     acc, imputed = run_accuracy(summary)
     correct, total = run_counts(summary)
@@ -106,7 +106,7 @@ def cell_table(summary: pd.DataFrame, factors, cfg: dict | None = None, seed: in
         pooled_correct=("k", "sum"), pooled_total=("t", "sum"), converged_frac=("conv", "mean"),
     )  # fmt: skip
     lo, hi, method = bootstrap_mean_ci(
-        _split(acc, codes, n_cells), cfg["confidence"], cfg["n_resamples"], seed, max_n=cfg["bootstrap_max_n"]
+        split_by_cell(acc, codes, n_cells), cfg["confidence"], cfg["n_resamples"], seed, max_n=cfg["bootstrap_max_n"]
     )
     seeds = summary["seed"].to_numpy() if "seed" in summary else np.arange(len(summary))
     step = resolution(summary, "test_acc")
@@ -131,8 +131,8 @@ def stability_table(summary: pd.DataFrame, factors, cfg: dict | None = None) -> 
     conv_frac with its Clopper-Pearson interval conv_lo / conv_hi, diverged (count), div_frac,
     div_lo / div_hi (Clopper-Pearson)."""
     cfg = resolve_cfg(cfg)
-    factors = _check_columns(summary, factors)
-    keys, codes = _cells(summary, factors)
+    factors = check_columns(summary, factors)
+    keys, codes = group_cells(summary, factors)
     frame = pd.DataFrame({"c": codes, "conv": converged_mask(summary, cfg["converged_threshold"]),
                           "div": is_diverged(summary)})  # fmt: skip
     agg = frame.groupby("c", sort=True).agg(n=("conv", "size"), converged=("conv", "sum"),
@@ -147,7 +147,7 @@ def stability_table(summary: pd.DataFrame, factors, cfg: dict | None = None) -> 
     return out[factors + STABILITY_COLUMNS]
 
 
-def _pair_frame(
+def pair_frame(
     summary: pd.DataFrame, values: np.ndarray, factor: str, level_a, level_b, factors: list[str]
 ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, int]:
     """Runs at level_a and level_b of ``factor`` matched on seed and every other factor.
@@ -182,10 +182,10 @@ def pair_runs(summary, factor, level_a, level_b, factors, values=None) -> tuple[
     """Runs at ``level_a`` / ``level_b`` of ``factor`` matched on seed and every other factor:
     (frame with seed, the other factors, value_a, value_b, diff = b - a; count of unmatched runs).
     ``values`` is one number per run of ``summary`` (default: test_acc, see ``run_accuracy``)."""
-    factors = _check_columns(summary, factors)
+    factors = check_columns(summary, factors)
     if values is None:
         values = run_accuracy(summary)[0]
-    keys, a, b, unmatched = _pair_frame(summary, np.asarray(values, dtype=float), factor, level_a, level_b, factors)
+    keys, a, b, unmatched = pair_frame(summary, np.asarray(values, dtype=float), factor, level_a, level_b, factors)
     keys["value_a"], keys["value_b"], keys["diff"] = a, b, b - a
     return keys, unmatched
 
@@ -213,13 +213,13 @@ def paired_comparisons(summary: pd.DataFrame, factors, cfg: dict | None = None, 
     level alpha / m detects with 80 % power given the observed sd; NaN when unreachable) and note.
     """
     cfg = resolve_cfg(cfg)
-    factors = _check_columns(summary, factors)
+    factors = check_columns(summary, factors)
     values = run_accuracy(summary)[0]
     step = resolution(summary, "test_acc")
     rows = []
     for factor in factors:
         for a, b in level_pairs(sorted_levels(summary[factor])):
-            keys, va, vb, unmatched = _pair_frame(summary, values, factor, a, b, factors)
+            keys, va, vb, unmatched = pair_frame(summary, values, factor, a, b, factors)
             _, d, per_seed = seed_means(keys["seed"].to_numpy(), vb - va)
             n = len(d)
             dstep = step / per_seed.max() if n else 0.0  # a mean of c differences moves in steps of 1/(c T)
@@ -235,7 +235,7 @@ def paired_comparisons(summary: pd.DataFrame, factors, cfg: dict | None = None, 
                 seed_min=float(d.min()) if n else float("nan"), seed_max=float(d.max()) if n else float("nan"),
                 effect_size=cohen_dz(d), test=test if n else "none", p_value=p if n else float("nan"),
                 min_p=reachable_p(n_nonzero) if n else float("nan"),
-                sd=_sd(d) if n >= 2 else float("nan"), unmatched=unmatched,
+                sd=sample_sd(d) if n >= 2 else float("nan"), unmatched=unmatched,
             ))  # fmt: skip
     if not rows:
         return pd.DataFrame(columns=PAIRED_COLUMNS)
@@ -282,7 +282,7 @@ def _seed_bootstrap_level_means(
     np.add.at(count, (codes, seed_code), 1.0)
     rng = np.random.default_rng([seed, n_seeds, 1])
     out = [np.empty((int(lev.max()) + 1 if len(lev) else 0, n_resamples)) for lev in level_of_cell]
-    chunk = max(1, _BATCH_ELEMENTS // max(1, n_cells * 4))
+    chunk = max(1, BATCH_ELEMENTS // max(1, n_cells * 4))
     for start in range(0, n_resamples, chunk):
         b = min(chunk, n_resamples - start)
         picks = rng.integers(0, n_seeds, (b, n_seeds))
@@ -299,9 +299,9 @@ def _seed_bootstrap_level_means(
 
 def _main_effects_core(summary, factors, cfg, seed):
     cfg = resolve_cfg(cfg)
-    factors = _check_columns(summary, factors)
+    factors = check_columns(summary, factors)
     acc = run_accuracy(summary)[0]
-    keys, codes = _cells(summary, factors)
+    keys, codes = group_cells(summary, factors)
     n_cells = len(keys)
     grand = acc.mean() if len(acc) else float("nan")
     # runs all equal: nothing varies (their mean can be off by rounding, leaving sums of float noise)

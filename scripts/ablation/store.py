@@ -26,14 +26,14 @@ import sys
 from pathlib import Path
 
 from . import io
-from . import settings as S
+from . import settings
 from .config import ConfigError, Study, format_value, load
-from .design import potential_runs, settings
+from .design import adaptive_block, potential_runs
 
 STORE = Path("results/runs")
 RUN_FILES = ("metrics.csv", "curve.csv", "init_grads.csv", "settings.json", "provenance.json")
 LOG, BENCHMARK = "train.log", "benchmark.tsv"  # the train job's log and benchmark, beside its files
-HASH_PATTERN = rf"[0-9a-f]{{{S.HASH_CHARS}}}"
+HASH_PATTERN = rf"[0-9a-f]{{{settings.HASH_CHARS}}}"
 INDEX_KEYS = ("run_id", "hash")  # then the factors, then seed
 
 
@@ -85,7 +85,7 @@ def study_json(study: Study) -> str:
 def study_from_json(text: str) -> Study:
     """The study the workflow passes as JSON with sorted keys, its factors back in the schema's order."""
     d = json.loads(text)
-    factors = {name: d["factors"][name] for name in S.setting_specs() if name in d["factors"]}
+    factors = {name: d["factors"][name] for name in settings.setting_specs() if name in d["factors"]}
     return Study(d["name"], "", d["fixed"], factors, d["seeds"], [])
 
 
@@ -99,7 +99,7 @@ def referenced(config_paths: list) -> set[str]:
     for path in config_paths:
         cfg = load(path)
         for name, study in cfg.studies.items():
-            block = settings(cfg.raw["studies"][name])
+            block = adaptive_block(cfg.raw["studies"][name])
             runs = potential_runs(study, block["max_seeds"]) if block else study.runs()
             hashes |= {run.hash for run in runs}
     return hashes
@@ -114,10 +114,10 @@ def orphans(store: Path, keep: set[str]) -> list[Path]:
 
 def _describe_run(run_dir: Path) -> str:
     try:
-        settings = json.loads((run_dir / "settings.json").read_text(encoding="utf-8"))
+        values = json.loads((run_dir / "settings.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return "incomplete (no settings.json)"
-    shown = {k: v for k, v in settings.items() if v != S.defaults().get(k, object())}
+    shown = {k: v for k, v in values.items() if v != settings.defaults().get(k, object())}
     state = "complete" if is_complete(run_dir) else "incomplete"
     return f"{state}; non-default settings {json.dumps(shown, sort_keys=True)}"
 
@@ -168,8 +168,8 @@ def migrate(results: Path, store: Path) -> int:
         for metrics in sorted(runs_root.rglob("metrics.csv")):
             old = metrics.parent
             run_id = old.relative_to(runs_root).as_posix()
-            settings = S.from_dict(json.loads((old / "settings.json").read_text(encoding="utf-8")))
-            target = store / S.run_hash(settings)
+            values = settings.from_dict(json.loads((old / "settings.json").read_text(encoding="utf-8")))
+            target = store / settings.run_hash(values)
             sha = _params_sha256(metrics)
             if is_complete(target):
                 if _params_sha256(target / "metrics.csv") == sha:

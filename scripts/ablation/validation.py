@@ -12,23 +12,23 @@ import re
 
 import jsonschema
 
-from . import settings as S
+from . import settings
 
 _TYPE_NAMES = {"object": "a mapping", "array": "a list", "integer": "an integer", "number": "a number",
                "string": "a string", "boolean": "true or false", "null": "null"}  # fmt: skip
 
 
-def _short(value, limit: int = 60) -> str:
+def short_repr(value, limit: int = 60) -> str:
     """repr of a value, cut to ``limit`` characters, on one line."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
 
 
-def _where(path, root=None) -> str:
+def location(path, root=None) -> str:
     """'study 'x': claim 'c': key.sub: ' (or 'key: ') for a path into ``root``, the raw config."""
     path, prefix = list(path), ""
     if len(path) >= 2 and path[0] == "studies":
@@ -66,7 +66,7 @@ def _type_name(types) -> str:
     return " or ".join(_TYPE_NAMES[t] for t in types)
 
 
-def _describe(value) -> str:
+def describe_type(value) -> str:
     """'a string', 'a list'...: what a value is, in the words of the messages."""
     kinds = ((bool, "a boolean"), (type(None), "null"), (str, "a string"), ((int, float), "a number"),
              (dict, "a mapping"), (list, "a list"))  # fmt: skip
@@ -78,7 +78,7 @@ def _show(value) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    return _short(value)
+    return short_repr(value)
 
 
 def _number_hint(value, expected) -> str:
@@ -95,13 +95,13 @@ def _number_hint(value, expected) -> str:
     return " (remove the quotes)"
 
 
-def _rank(error: jsonschema.ValidationError):
+def error_rank(error: jsonschema.ValidationError):
     """Which error to report first: nearest the top, then in key order; at one place, unknown keys last
     (a claim whose branch fails leaves that branch's keys unevaluated: the branch's problem comes first)."""
     return len(error.absolute_path), error.validator == "unevaluatedProperties", [str(p) for p in error.absolute_path]
 
 
-def _branch(schema: dict, kind) -> tuple[int, dict] | tuple[None, dict]:
+def kind_branch(schema: dict, kind) -> tuple[int, dict] | tuple[None, dict]:
     """The oneOf branch of a claim schema whose `kind` is ``kind``: (its index, its properties)."""
     for i, branch in enumerate(schema.get("oneOf", [])):
         if branch["properties"]["kind"]["const"] == kind:
@@ -109,24 +109,24 @@ def _branch(schema: dict, kind) -> tuple[int, dict] | tuple[None, dict]:
     return None, {}
 
 
-def _schema_error_line(error: jsonschema.ValidationError, root=None) -> str:
-    where = _where(error.absolute_path, root)
+def error_line(error: jsonschema.ValidationError, root=None) -> str:
+    where = location(error.absolute_path, root)
     inst = error.instance
     if error.validator == "oneOf" and isinstance(inst, dict):
         # a claim: its `kind` picks the branch; report that branch's first problem
-        i, _ = _branch(error.schema, inst.get("kind"))
+        i, _ = kind_branch(error.schema, inst.get("kind"))
         if i is None:
             kinds = ", ".join(b["properties"]["kind"]["const"] for b in error.validator_value)
             return f"{where}kind: unknown kind {_show(inst.get('kind'))} (one of {kinds})"
-        first = min((e for e in error.context if e.relative_schema_path[0] == i), key=_rank)
+        first = min((e for e in error.context if e.relative_schema_path[0] == i), key=error_rank)
         if first.validator == "required":
             missing = [key for key in first.validator_value if key not in inst]
             return f"{where}kind {inst['kind']} needs key(s) {', '.join(missing)}"
-        return _schema_error_line(first, root)
+        return error_line(first, root)
     if error.validator in ("additionalProperties", "unevaluatedProperties"):
         extra = re.findall(r"'([^']+)'", error.message)  # "... ('a', 'b' were unexpected)"
         allowed = list(error.schema["properties"])  # and a claim's, those of its kind
-        allowed += [k for k in _branch(error.schema, inst.get("kind"))[1] if k not in allowed]
+        allowed += [k for k in kind_branch(error.schema, inst.get("kind"))[1] if k not in allowed]
         hints = []
         for name in extra:
             close = difflib.get_close_matches(name, allowed, n=1)
@@ -138,31 +138,31 @@ def _schema_error_line(error: jsonschema.ValidationError, root=None) -> str:
             "(letters, digits, _ . -; starting with a letter or digit)"
         )
     if error.validator == "pattern" and list(error.absolute_path) == ["outdir"]:
-        return f"{where}{_short(inst)} is not a relative folder without '..' (letters, digits, _ . -, separated by /)"
+        return f"{where}{short_repr(inst)} is not a relative folder without '..' (letters, digits, _ . -, separated by /)"
     if error.validator == "not":
         return f"{where}{error.schema['description']}"
     if error.validator == "enum":
         return f"{where}{_show(inst)} is not one of {', '.join(map(str, error.validator_value))}"
     if error.validator == "type":
-        got = "null" if inst is None else f"{_describe(inst)} {_show(inst)}"
+        got = "null" if inst is None else f"{describe_type(inst)} {_show(inst)}"
         hint = _number_hint(inst, error.validator_value)
         return f"{where}got {got}, expected {_type_name(error.validator_value)}{hint}"
     if error.validator in ("minItems", "minLength") and error.validator_value == 1:
         return f"{where}must not be empty"
     if error.validator in ("minItems", "maxItems"):  # a list of fixed length (the schema has no other)
-        return f"{where}must be a list of exactly {error.validator_value} values, got {_short(inst)}"
+        return f"{where}must be a list of exactly {error.validator_value} values, got {short_repr(inst)}"
     if error.validator == "minProperties":
         return f"{where}at least one entry is required"
     if error.validator == "uniqueItems":
-        dups = sorted({_short(v) for i, v in enumerate(inst) if v in inst[:i]})
+        dups = sorted({short_repr(v) for i, v in enumerate(inst) if v in inst[:i]})
         return f"{where}duplicate value(s) {', '.join(dups)}"
     if error.validator == "required":
         missing = [key for key in error.validator_value if key not in inst]
         return f"{where}missing required key {', '.join(map(repr, missing))}"
     if error.validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         op = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[error.validator]
-        return f"{where}{_short(inst)} is out of range: must be {op} {error.validator_value}"
-    return f"{where}{_short(error.message, 160)}"
+        return f"{where}{short_repr(inst)} is out of range: must be {op} {error.validator_value}"
+    return f"{where}{short_repr(error.message, 160)}"
 
 
 # A setting like heads or epochs must be a real int (JSON Schema counts 2.0 as an integer).
@@ -174,10 +174,10 @@ _StrictValidator = jsonschema.validators.extend(
 )
 
 
-def _validator(schema: dict | None = None):
-    return _StrictValidator(S.schema() if schema is None else schema)
+def strict_validator(schema: dict | None = None):
+    return _StrictValidator(settings.schema() if schema is None else schema)
 
 
-def _schema_error_line_at(error: jsonschema.ValidationError, path: tuple, root=None) -> str:
+def error_line_at(error: jsonschema.ValidationError, path: tuple, root=None) -> str:
     error.path.extendleft(reversed(path))
-    return _schema_error_line(error, root)
+    return error_line(error, root)

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .measures import _check_columns, run_accuracy
+from .measures import check_columns, run_accuracy
 
 SEED_VARIANCE_COLUMNS = ["n_runs", "n_seeds", "runs_per_seed", "var_seed", "var_residual", "icc", "n_eff", "method"]
 MIXEDLM_OPTIMIZERS = ("lbfgs", "powell", "nm")  # statsmodels' default first, then derivative-free ones
@@ -25,7 +25,7 @@ def seed_variance(summary: pd.DataFrame, factors) -> pd.DataFrame:
     design effect of runs clustered in seeds). One row; NaN with the reason in ``method`` when the
     model cannot be fitted (fewer than 2 seeds, or no residual variance).
     """
-    factors = _check_columns(summary, factors)
+    factors = check_columns(summary, factors)
     acc = run_accuracy(summary)[0]
     seeds = summary["seed"].to_numpy() if "seed" in summary else np.zeros(len(summary))
     n_seeds = len(pd.unique(seeds))
@@ -66,7 +66,7 @@ def interactions(summary: pd.DataFrame, factors) -> pd.DataFrame:
     total sum of squares) and simple_spreads (the spread of factor_a's means at each level of
     factor_b: unequal spreads are the interaction, e.g. a factor that matters only with
     positional encoding)."""
-    factors = _check_columns(summary, factors)
+    factors = check_columns(summary, factors)
     acc = run_accuracy(summary)[0]
     frame = summary[factors].copy()
     frame["__acc__"] = acc

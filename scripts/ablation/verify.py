@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from . import io, store
-from . import settings as S
+from . import settings
 from .outputs import CERTIFICATE_COLUMNS
 
 FIELDS = ["study", "run_id", "identical", "mismatches", "original_sha256", "rerun_sha256"]
@@ -117,12 +117,12 @@ def verify_run(study: str, run_id: str, original_dir: Path, scratch: Path) -> di
     row["original_sha256"] = original.get("params_sha256", "")
     try:
         threads = int(original.get("threads", ""))
-        settings = S.from_dict(json.loads((original_dir / "settings.json").read_text(encoding="utf-8")))
+        run_settings = settings.from_dict(json.loads((original_dir / "settings.json").read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError) as exc:
         row["mismatches"] = f"original metrics.csv or settings.json unusable ({exc}); not re-trained"
         return row
     cmd = [
-        sys.executable, "-m", "ablation.train", "--settings", settings.to_json(), "--outdir", str(rerun_dir),
+        sys.executable, "-m", "ablation.train", "--settings", run_settings.to_json(), "--outdir", str(rerun_dir),
         "--threads", str(threads), "--study", original.get("study", ""), "--run-id", original.get("run_id", ""),
     ]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)

@@ -30,12 +30,11 @@ from scipy import optimize
 from scipy import stats as sps
 
 from ablation import claims as C
+from ablation import kinds, seed_units
 from ablation import config as ablation_config
 from ablation import design
-from ablation import seedtests as T
-from ablation import sequential as Q
+from ablation import seedtests
 from ablation import measures, significance
-from ablation import units as U
 from ablation.outputs import ROBUST
 
 ALPHA = 0.05
@@ -44,7 +43,7 @@ SEEDS = (5, 10)
 SIMS = 20_000  # vectorised share rules
 MEAN_SIMS = 10_000  # the betting e-process over 40 seeds
 CELLS = 6
-SCHEDULE = Q.looks(10, 5, 40)  # the adaptive rounds: 10 seeds, then 5 more a round, up to 40
+SCHEDULE = [10, 15, 20, 25, 30, 35, 40]  # the adaptive rounds: 10 seeds, then 5 more a round, up to 40
 FACTORS = ["cell", "norm"]
 LEVELS = ["post", "pre"]  # a paired claim's [baseline, other]
 CFG = measures.resolve_cfg({"alpha": ALPHA})
@@ -55,13 +54,17 @@ def limit(sims: int) -> float:
     return ALPHA + 3 * np.sqrt(ALPHA * (1 - ALPHA) / sims)
 
 
-def claim(kind: str, **keys) -> dict:
-    """A claim with the config's defaults filled in (share 1/2, estimand share, cells every)."""
+def claim(kind: str, **keys) -> kinds.Claim:
+    """A claim built as the config builds it, defaults filled in (share 1/2, estimand share, cells every)."""
     c = {"id": f"c-{kind}", "statement": f"a {kind} claim", "source": "simulation", "kind": kind, **keys}
-    if kind in U.PAIRED_KINDS:
+    if issubclass(kinds.CLAIM_KINDS[kind], kinds.Comparison):
         c.setdefault("factor", "norm")
         c.setdefault("levels", LEVELS)
     return C.check_claims([c], FACTORS, ["run_id", "test_acc", "test_total", "status"])[0]
+
+
+def with_estimand(c: kinds.Claim, estimand: str) -> kinds.Claim:
+    return C.check_claims([dict(c.to_dict(), estimand=estimand)], FACTORS, ["run_id", "test_acc", "test_total", "status"])[0]
 
 
 def table(title: str, rows: list[tuple]) -> None:
@@ -199,34 +202,29 @@ def draw(rng, sampler, diverged: float, size):
 # --------------------------------------------------------------------------- the rules, vectorised
 
 
-def share_rule(c: dict, lo: np.ndarray, hi: np.ndarray, sequential: bool = False):
-    """(p_sup, p_con) per simulated cell, seeds on the last axis: ``claims``' per-seed condition and
-    ``seedtests.share_p`` (``sequential``: after every seed, the e-process ``share_p_sequential``
-    uses, on the counted seeds in order)."""
-    cond = C.conditions(c)[0]
-    cell = U.Cell("simulated", np.arange(lo.shape[-1]), lo, hi, 1 / GRID)
-    counted = np.broadcast_to(cond.counted(cell), lo.shape)
-    sure, possible = cond.sure(lo, hi) & counted, cond.possible(lo, hi) & counted
-    if not sequential:
-        return T.share_p(sure.sum(-1), possible.sum(-1), counted.sum(-1), c["share"])
-    # ties (better) are skipped: move them behind the counted seeds, then read each prefix's path
-    order = np.argsort(~counted, axis=-1, kind="stable")
-    n_counted = np.cumsum(counted, axis=-1)
-    above, _ = Q.directional_p(np.take_along_axis(sure, order, -1), c["share"], (0.0, 1.0), ALPHA)
-    _, below = Q.directional_p(np.take_along_axis(possible, order, -1), c["share"], (0.0, 1.0), ALPHA)
-    at = np.maximum(n_counted - 1, 0)
-    p_sup = np.where(n_counted > 0, np.take_along_axis(above, at, -1), 1.0)
-    p_con = np.where(n_counted > 0, np.take_along_axis(below, at, -1), 1.0)
-    return p_sup, p_con
+def share_rule(c: kinds.Claim, lo: np.ndarray, hi: np.ndarray, sequential: bool = False):
+    """(p_sup, p_con) per simulated cell on all its seeds (seeds on the last axis): the claims table's
+    own test (``claims.p_values``: the exact share test, or with ``sequential`` the e-process an
+    adaptive study uses)."""
+    return C.p_values(c, c.parts[0], lo, hi, 1 / GRID, sequential, ALPHA)
 
 
 def over_cells(p_sup, p_con):
-    """cells: every, cells on the last axis: SUPPORTED in every cell (the largest p), CONTRADICTED in
-    one (Bonferroni)."""
-    return p_sup.max(-1), np.minimum(1.0, p_sup.shape[-1] * p_con.min(-1))
+    """cells: every, cells on the last axis: the claims table's ``combine`` (SUPPORTED in every cell,
+    the largest p; CONTRADICTED in one, Bonferroni)."""
+    sup, con, _ = C.combine(np.moveaxis(p_sup, -1, 0)[:, None], np.moveaxis(p_con, -1, 0)[:, None])
+    return sup, con
 
 
-_decided = np.frompyfunc(lambda s, c: C.decided(float(s), float(c), 1, 0.0, ALPHA), 2, 1)
+PAIRED = tuple(name for name, kind in kinds.CLAIM_KINDS.items() if issubclass(kind, kinds.Comparison))
+JUDGE = C.Judge.of(CFG)
+
+
+def runs(df: pd.DataFrame, design=None, claims=()) -> seed_units.StudyRuns:
+    return seed_units.StudyRuns("s", df, tuple(FACTORS), None, design, tuple(claims))
+
+
+_decided = np.frompyfunc(lambda s, c: C.decided(float(s), float(c), C.HolmStep(), ALPHA), 2, 1)
 
 
 def wrong_rates(p_sup, p_con) -> tuple[float, float]:
@@ -252,7 +250,7 @@ def summary(units, diverged=None, kind: str = "at_least") -> pd.DataFrame:
                          final_train_acc=1.0))  # fmt: skip
 
     for (cell, seed), u in np.ndenumerate(units):
-        if kind in U.PAIRED_KINDS:
+        if kind in PAIRED:
             base = GRID - max(u, 0)
             run(cell, LEVELS[0], seed, base)
             run(cell, LEVELS[1], seed, base + u)
@@ -262,13 +260,13 @@ def summary(units, diverged=None, kind: str = "at_least") -> pd.DataFrame:
 
 
 def engine_p(c: dict, df: pd.DataFrame, design=None) -> tuple[float, float]:
-    r = C.claim_test(c, df, None, FACTORS, CFG, design)
+    r = C.claim_test(c, runs(df, design), JUDGE)
     return r.p_sup, r.p_con
 
 
 def evaluate(c: dict, df: pd.DataFrame, design=None) -> pd.Series:
     """The claim's row of the report (alone in its family)."""
-    out = C.evaluate_family([("s", [c], df, None, FACTORS)], CFG, adaptive={"s": design} if design else None)
+    out = C.evaluate_family([runs(df, design, [c])], CFG)
     return out.iloc[0]
 
 
@@ -285,13 +283,13 @@ def test_share_rule_keeps_alpha_at_the_boundary_null(kind):
             rng = np.random.default_rng([1, i, n])
             units, lo, hi = draw(rng, sampler, diverged, (SIMS, n))
             # the distribution sits on the boundary: the seeds meeting the condition are `share`
-            cond = C.conditions(c)[0]
+            cond = c.parts[0].condition
             if kind == "better":
                 plus, minus = np.mean(units > 0), np.mean(units < 0)
                 assert abs(plus - minus) < 4 * np.sqrt((plus + minus) / units.size), name
             else:
                 met = np.mean(cond.sure(units, units))
-                assert abs(met - c["share"]) < 4 * np.sqrt(c["share"] * (1 - c["share"]) / units.size), name
+                assert abs(met - c.share) < 4 * np.sqrt(c.share * (1 - c.share) / units.size), name
             sup, con = wrong_rates(*share_rule(c, lo, hi))
             rows.append((name, n, SIMS, sup, con))
     table(f"share estimand, {kind}: boundary nulls", rows)
@@ -402,21 +400,11 @@ MEAN_NULLS = {
 }  # fmt: skip
 
 
-def mean_rule(c: dict, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(p_sup, p_con) after every seed (seeds on the last axis): ``seedtests.mean_p``'s rule, on the
-    band and bounds the claims rule gives it -- SUPPORTED "mean > low" on the lowest values (and
-    "mean < high" on the highest: the larger p), CONTRADICTED the other way (Bonferroni over a
-    band's two sides). The e-process reads seeds in order, so the p after n seeds is ``mean_p`` on
-    the first n."""
-    cond = C.conditions(c)[0]
-    bounds = Q.bounds_of(c["kind"])
-    above_low, _ = Q.directional_p(lo, cond.low, bounds, ALPHA)
-    _, below_low = Q.directional_p(hi, cond.low, bounds, ALPHA)
-    if not np.isfinite(cond.high):
-        return above_low, below_low
-    _, below_high = Q.directional_p(hi, cond.high, bounds, ALPHA)
-    above_high, _ = Q.directional_p(lo, cond.high, bounds, ALPHA)
-    return np.maximum(above_low, below_high), np.minimum(1.0, 2 * np.minimum(below_low, above_high))
+def mean_rule(c: kinds.Claim, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(p_sup, p_con) on all the seeds (seeds on the last axis): the claims table's own mean test
+    (``claims.p_values`` with the estimand mean: ``seedtests.mean_p`` on the claim's band and bounds).
+    The e-process reads seeds in order, so the p after n seeds is this on the first n."""
+    return C.p_values(c, c.parts[0], lo, hi, 1 / GRID, True, ALPHA)
 
 
 @pytest.mark.parametrize("kind", list(MEAN_NULLS))
@@ -427,14 +415,13 @@ def test_mean_rule_keeps_alpha_at_the_boundary_null(kind):
     the first decisive look)."""
     rows = []
     for i, (name, c, sampler) in enumerate(MEAN_NULLS[kind]):
-        lo_b, hi_b = Q.band(c)
+        lo_b, hi_b = c.parts[0].condition.band
         big = sampler(np.random.default_rng([3, i]), (400, 500)) / GRID  # the mean is on the boundary
         assert min(abs(big.mean() - lo_b), abs(big.mean() - hi_b)) <= 4 * big.std() / np.sqrt(big.size) + 1e-12, name
         units = sampler(np.random.default_rng([3, i, 1]), (MEAN_SIMS, SCHEDULE[-1])) / GRID
-        p_sup, p_con = mean_rule(c, units, units)
         for n in SEEDS:
-            rows.append((name, str(n), MEAN_SIMS, *wrong_rates(p_sup[:, n - 1], p_con[:, n - 1])))
-        verdict = rounds(lambda n: (p_sup[:, n - 1], p_con[:, n - 1]))
+            rows.append((name, str(n), MEAN_SIMS, *wrong_rates(*mean_rule(c, units[:, :n], units[:, :n]))))
+        verdict = rounds(lambda n: mean_rule(c, units[:, :n], units[:, :n]))
         rows.append((name, "rounds", MEAN_SIMS, *(np.mean(verdict == v) for v in ("SUPPORTED", "CONTRADICTED"))))
     table(f"mean estimand, {kind}: boundary nulls", rows)
     for name, n, sims, sup, con in rows:
@@ -474,8 +461,7 @@ def test_adaptive_rounds_keep_alpha_and_retesting_the_binomial_does_not():
     rows, naive_rows = [], []
     for i, (name, c, sampler) in enumerate(ADAPTIVE_NULLS):
         units = sampler(np.random.default_rng([4, i]), (SIMS, SCHEDULE[-1])) / GRID
-        p_sup, p_con = share_rule(c, units, units, sequential=True)
-        verdict = rounds(lambda n: (p_sup[:, n - 1], p_con[:, n - 1]))
+        verdict = rounds(lambda n: share_rule(c, units[:, :n], units[:, :n], sequential=True))
         rows.append((name, "rounds", SIMS, *(np.mean(verdict == v) for v in ("SUPPORTED", "CONTRADICTED"))))
         naive = rounds(lambda n: share_rule(c, units[:, :n], units[:, :n]))
         naive_rows.append((name, "rounds", SIMS, *(np.mean(naive == v) for v in ("SUPPORTED", "CONTRADICTED"))))
@@ -490,9 +476,9 @@ def test_adaptive_rounds_keep_alpha_and_retesting_the_binomial_does_not():
 
 _DEFAULT = ablation_config.load(Path(__file__).resolve().parents[2] / "config" / "config.yaml")
 DEFAULT_SCHEDULES = {  # the looks of each adaptive study of config/config.yaml: its seeds, + batch, to max_seeds
-    name: Q.looks(len(study.seeds), block["batch"], block["max_seeds"])
+    name: list(range(len(study.seeds), block["max_seeds"], block["batch"])) + [block["max_seeds"]]
     for name, study in _DEFAULT.studies.items()
-    if (block := design.settings(_DEFAULT.raw["studies"][name])) is not None
+    if (block := design.adaptive_block(_DEFAULT.raw["studies"][name])) is not None
 }
 FRAGILE_SIMS = SIMS
 HOLM_SIMS = 4000  # the pair of claims' Holm rounds, one decided() per look and claim
@@ -506,8 +492,7 @@ def test_the_default_configs_rounds_keep_alpha():
     for study, schedule in DEFAULT_SCHEDULES.items():
         for i, (name, c, sampler) in enumerate(ADAPTIVE_NULLS):
             units = sampler(np.random.default_rng([6, i, schedule[0]]), (SIMS, schedule[-1])) / GRID
-            p_sup, p_con = share_rule(c, units, units, sequential=True)
-            verdict = rounds(lambda n: (p_sup[:, n - 1], p_con[:, n - 1]), schedule)
+            verdict = rounds(lambda n: share_rule(c, units[:, :n], units[:, :n], sequential=True), schedule)
             rows.append((f"{study}: {name}", "/".join(map(str, schedule)), SIMS,
                          *(np.mean(verdict == v) for v in ("SUPPORTED", "CONTRADICTED"))))  # fmt: skip
     table("the default config's adaptive rounds, share_p_sequential", rows)
@@ -527,13 +512,13 @@ def fragile_rounds(c: dict, units: np.ndarray, schedule: list[int]) -> tuple[np.
     for n in schedule:
         idx = np.flatnonzero(open_)
         x = units[idx, :n]
-        verdict[idx] = _decided(*(p[:, -1] for p in share_rule(c, x, x, sequential=True)))
+        verdict[idx] = _decided(*share_rule(c, x, x, sequential=True))
         decisive = idx[verdict[idx] != "INCONCLUSIVE"]
         if decisive.size:
             keep = ~np.eye(n, dtype=bool)  # row j: every seed but seed j, in seed order
             loo = units[decisive, :n][:, np.nonzero(keep)[1].reshape(n, n - 1)]  # (claims, n, n - 1)
             flat = loo.reshape(-1, n - 1)
-            again = _decided(*(p[:, -1] for p in share_rule(c, flat, flat, sequential=True))).reshape(-1, n)
+            again = _decided(*share_rule(c, flat, flat, sequential=True)).reshape(-1, n)
             robust = np.mean(again == verdict[decisive][:, None], axis=1) >= ROBUST
             was_fragile[decisive[~robust]] = True
             open_[decisive[robust]] = False
@@ -568,14 +553,15 @@ def test_rounds_at_holm_keep_alpha_for_the_claim_on_its_boundary():
     its wrong verdicts stay within alpha + 3 MC se."""
     null_c, sampler = ADAPTIVE_NULLS[0][1], ADAPTIVE_NULLS[0][2]
     units = sampler(np.random.default_rng(7), (HOLM_SIMS, SCHEDULE[-1])) / GRID
-    p_sup, p_con = share_rule(null_c, units, units, sequential=True)
-    true_p = float(Q.directional_p(np.ones(SCHEDULE[-1]), 0.5, (0.0, 1.0), ALPHA)[0][SCHEDULE[0] - 1])
+    ones = np.ones(SCHEDULE[0])
+    true_p = float(seedtests.share_p_sequential(ones, ones, ones.astype(bool), 0.5, ALPHA)[0])
     verdict = np.full(HOLM_SIMS, "INCONCLUSIVE", dtype=object)
     for n in SCHEDULE:
+        p_sup, p_con = share_rule(null_c, units[:, :n], units[:, :n], sequential=True)
         for s in np.flatnonzero(verdict == "INCONCLUSIVE"):
-            ps, pc = p_sup[s, n - 1], p_con[s, n - 1]
-            (_, _, _), (factor, floor, _) = C.holm_steps([true_p, min(ps, pc)])
-            verdict[s] = C.decided(ps, pc, factor, floor, ALPHA)
+            ps, pc = p_sup[s], p_con[s]
+            _, step = C.holm_steps([true_p, min(ps, pc)])
+            verdict[s] = C.decided(ps, pc, step, ALPHA)
     rates = [float(np.mean(verdict == v)) for v in ("SUPPORTED", "CONTRADICTED")]
     table("Holm rounds: the boundary-null claim beside a plainly true one", [("at_least 0.9, 50 % fail", "rounds", HOLM_SIMS, *rates)])
     assert true_p <= ALPHA / 2
@@ -597,24 +583,25 @@ def test_the_simulated_rules_are_the_claims_rules():
         for n in SEEDS:
             size = (1, CELLS, n) if cells > 1 else (1, n)
             units, lo, hi = draw(rng, sampler, diverged, size)
-            if c["estimand"] == "mean":
-                want = np.stack([p[..., -1] for p in mean_rule(c, lo, hi)], -1)
+            if c.estimand == "mean":
+                want = np.stack(mean_rule(c, lo, hi), -1)
             elif cells > 1:
                 want = np.stack(over_cells(*share_rule(c, lo, hi)), -1)
             else:
                 want = np.stack(share_rule(c, lo, hi), -1)
             div = (lo[0] != hi[0]) if diverged else None
-            got = engine_p(c, summary(units[0], div, c["kind"]))
+            got = engine_p(c, summary(units[0], div, c.kind.name))
             assert got == pytest.approx(tuple(want[0]), rel=1e-12, abs=1e-15), (c, units[0])
     rounds_cases = [(c, s, True) for _, c, s in ADAPTIVE_NULLS]
     rounds_cases += [(c, s, False) for nulls in MEAN_NULLS.values() for _, c, s in nulls]
     for c, sampler, share in rounds_cases:
         units = sampler(rng, (1, SCHEDULE[-1])) / GRID
-        p_sup, p_con = share_rule(c, units, units, sequential=True) if share else mean_rule(c, units, units)
         design = {"seeds": list(range(SCHEDULE[0])), "max_seeds": SCHEDULE[-1], "batch": 5}
         for n in (SCHEDULE[0], SCHEDULE[3], SCHEDULE[-1]):
-            got = engine_p(c, summary(units[0, :n], kind=c["kind"]), design)
-            assert got == pytest.approx((p_sup[0, n - 1], p_con[0, n - 1]), rel=1e-12, abs=1e-15), (c, n)
+            x = units[:, :n]
+            p_sup, p_con = share_rule(c, x, x, sequential=True) if share else mean_rule(c, x, x)
+            got = engine_p(c, summary(units[0, :n], kind=c.kind.name), design)
+            assert got == pytest.approx((p_sup[0], p_con[0]), rel=1e-12, abs=1e-15), (c, n)
 
 
 # --------------------------------------------------------------------------- seeds on the bound
@@ -635,8 +622,8 @@ def test_seeds_all_at_the_bound_give_no_p_below_half_to_the_n(n):
     design = {"seeds": list(range(n)), "max_seeds": n + 5, "batch": 5}
     for c in BOUND_CLAIMS:
         for estimand, adaptive in (("share", None), ("share", design), ("mean", None)):
-            row = evaluate(dict(c, estimand=estimand), df, adaptive)
-            where = (c["kind"], c.get("threshold", c.get("target")), estimand, bool(adaptive))
+            row = evaluate(with_estimand(c, estimand), df, adaptive)
+            where = (c.kind.name, c.keys.get("threshold", c.keys.get("target")), estimand, bool(adaptive))
             assert row["p_value"] >= 0.5**n, where
             assert row["verdict"] != "CONTRADICTED", where
             if estimand == "share" and not adaptive:
@@ -654,7 +641,7 @@ def step_cases():
     rng = np.random.default_rng(6)
     values = np.array([GRID, GRID, GRID, GRID - 1, GRID - 3, GRID - 20, GRID // 2])
     for c in one_level + pairs:
-        levels = 2 if c["kind"] in U.PAIRED_KINDS else 1
+        levels = 2 if c.kind.name in PAIRED else 1
         for n in (4, 6, 7):
             yield c, rng.choice(values, (levels, n))
 
@@ -674,16 +661,16 @@ def test_one_step_off_the_bound_moves_a_verdict_only_where_the_seed_crosses_its_
     towards the side it crossed to, and an INCONCLUSIVE verdict can turn only that way."""
     same = crossed = 0
     for c, correct in step_cases():
-        before = C.claim_test(c, runs_of(correct), None, FACTORS, CFG)
-        v0 = C.decided(before.p_sup, before.p_con, 1, 0.0, ALPHA)
+        before = C.claim_test(c, runs(runs_of(correct)), JUDGE)
+        v0 = C.decided(before.p_sup, before.p_con, C.HolmStep(), ALPHA)
         for level, seed in zip(*np.nonzero(correct == GRID)):
             moved = correct.copy()
             moved[level, seed] -= 1
-            after = C.claim_test(c, runs_of(moved), None, FACTORS, CFG)
-            v1 = C.decided(after.p_sup, after.p_con, 1, 0.0, ALPHA)
+            after = C.claim_test(c, runs(runs_of(moved)), JUDGE)
+            v1 = C.decided(after.p_sup, after.p_con, C.HolmStep(), ALPHA)
             e0, e1 = before.evidence[0][0], after.evidence[0][0]
             gained, lost = e1.met - e0.met, (e1.n - e1.met) - (e0.n - e0.met)  # seeds meeting / failing
-            where = (c["kind"], correct.tolist(), (level, seed))
+            where = (c.kind.name, correct.tolist(), (level, seed))
             if (gained, lost) == (0, 0):
                 same += 1
                 assert (after.p_sup, after.p_con, v1) == (before.p_sup, before.p_con, v0), where
@@ -710,12 +697,12 @@ def test_share_p_is_the_exact_one_sided_binomial_test():
     rng = np.random.default_rng(7)
     grid = [(s, n, k, min(n, k + rng.integers(0, 3))) for s in shares for n in range(1, 26) for k in range(n + 1)]
     share, n, k_sure, k_possible = (np.array(col) for col in zip(*grid))
-    p_sup, p_con = T.share_p(k_sure, k_possible, n, share)
+    p_sup, p_con = seedtests.share_p(k_sure, k_possible, n, share)
     want_sup = [sps.binomtest(int(k), int(m), s, alternative="greater").pvalue for s, m, k, _ in grid]
     want_con = [sps.binomtest(int(k), int(m), s, alternative="less").pvalue for s, m, _, k in grid]
     np.testing.assert_allclose(p_sup, want_sup, rtol=1e-10, atol=1e-300)
     np.testing.assert_allclose(p_con, want_con, rtol=1e-10, atol=1e-300)
-    assert tuple(map(float, T.share_p(0, 0, 0, 0.5))) == (1.0, 1.0)
+    assert tuple(map(float, seedtests.share_p(0, 0, 0, 0.5))) == (1.0, 1.0)
 
 
 def test_better_is_the_sign_test_on_the_untied_seeds():
@@ -731,7 +718,7 @@ def test_better_is_the_sign_test_on_the_untied_seeds():
         wins, losses = int((d > 0).sum()), int((d < 0).sum())
         for share in (0.5, 0.3):
             c = claim("better", share=share)
-            r = C.claim_test(c, runs_of(correct), None, FACTORS, CFG)
+            r = C.claim_test(c, runs(runs_of(correct)), JUDGE)
             if wins + losses:
                 want = (sps.binomtest(wins, wins + losses, share, alternative="greater").pvalue,
                         sps.binomtest(wins, wins + losses, share, alternative="less").pvalue)  # fmt: skip

@@ -112,3 +112,52 @@ def test_no_file_of_code_under_scripts_or_benchmarks_is_longer_than_the_limit():
     proc = subprocess.run(["make", "-s", "long-files"], cwd=REPO, capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "", f"files over the limit (lines, path):\n{proc.stdout}"
 
+
+
+def private_uses(source: str) -> list[tuple[int, str]]:
+    """(line, name) for every underscored name one module takes from another of the package:
+    ``from .x import _y``, ``from ablation.x import _y``, and ``x._y`` where ``x`` is a package
+    module imported by the module (under any name)."""
+    tree = ast.parse(source)
+    modules, found = {}, []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            dotted = node.module or ""
+            from_package = node.level == 1 or dotted == "ablation" or dotted.startswith("ablation.")
+            for alias in node.names:
+                if from_package and dotted in ("", "ablation") and alias.name in MODULES:
+                    modules[alias.asname or alias.name] = alias.name  # from . import x [as y]
+                elif from_package and alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append((node.lineno, f"{dotted or '.'}.{alias.name}"))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("ablation.") and alias.asname:
+                    modules[alias.asname] = alias.name.split(".")[1]
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
+                and node.attr.startswith("_") and not node.attr.startswith("__")):  # fmt: skip
+            found.append((node.lineno, f"{modules[node.value.id]}.{node.attr}"))
+    return found
+
+
+def test_no_module_uses_another_modules_underscored_names():
+    """What another module needs is public: 0 cross-module uses of underscored names."""
+    uses = [f"{m}.py:{line} uses {name}" for m in MODULES
+            for line, name in private_uses((PACKAGE / f"{m}.py").read_text(encoding="utf-8"))]  # fmt: skip
+    assert len(uses) == 0, "\n".join(uses)
+
+
+def test_the_private_name_check_finds_each_form_of_use():
+    planted = "from . import stats\nfrom .measures import _num\nfrom . import config as cfg\nx = stats._pair_frame\ny = cfg._same_value\n"
+    assert [name for _, name in private_uses(planted)] == ["measures._num", "stats._pair_frame", "config._same_value"]
+
+
+def test_package_modules_are_imported_under_whole_word_names():
+    """``from . import seedtests``, not ``seedtests as T``: an alias, where one is needed, is a word."""
+    short = []
+    for m in MODULES:
+        for node in ast.walk(ast.parse((PACKAGE / f"{m}.py").read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.level == 1 or (node.module or "").startswith("ablation")):
+                short += [f"{m}.py:{node.lineno} imports {a.name} as {a.asname}" for a in node.names
+                          if a.asname and a.name in MODULES and len(a.asname) < 4]  # fmt: skip
+    assert not short, "\n".join(short)

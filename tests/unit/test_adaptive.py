@@ -11,7 +11,7 @@ import pytest
 from ablation import adaptive as A
 from ablation import config as C
 from ablation import design
-from ablation import seedtests as T
+from ablation import seedtests
 from ablation.config import Study
 
 STATS = {"confidence": 0.95, "n_resamples": 99, "converged_threshold": 0.95, "alpha": 0.05}
@@ -23,8 +23,9 @@ NOT_WORSE = {"id": "pre-ok", "statement": "s", "kind": "not_worse", "factor": "n
 
 
 def make_study(claims, seeds=range(10)) -> Study:
-    return Study("depth", "", {"arch": "encoder", "depth": 2}, {"norm": ["post", "pre"], "warmup": [0, 100]},
-                 list(seeds), claims)  # fmt: skip
+    factors = {"norm": ["post", "pre"], "warmup": [0, 100]}
+    built = C.check_claims(claims, factors, list(factors) + ["test_acc"])
+    return Study("depth", "", {"arch": "encoder", "depth": 2}, factors, list(seeds), built)
 
 
 def summary_of(study: Study, runs, converged) -> pd.DataFrame:
@@ -121,7 +122,8 @@ def test_rounds_decide_at_holm_over_the_study():
     """Two claims in the study's family: the one with the smaller p passes Holm's first step (alpha /
     2), and the other is then decided at alpha -- in the round, as in the claims table. Warm-up helps
     post-norm in 5 of 10 seeds (the rest tied): p = 1 / 1.9^5 ~ 0.040, between alpha / 2 and alpha."""
-    from ablation import claims as CL
+    from ablation import claims
+    from ablation.seed_units import StudyRuns
 
     study = make_study([BETTER, NOT_WORSE])
     summary = summary_of(study, study.runs(), odd_seeds_fail)
@@ -131,8 +133,9 @@ def test_rounds_decide_at_holm_over_the_study():
     # decided at alpha, but by 5 seeds of which none can go: fragile, so it gets seeds (in its cells only)
     assert by_id["warm-helps"]["verdict"] == "SUPPORTED" and by_id["warm-helps"]["state"] == "fragile"
     assert by_id["pre-ok"]["state"] == "resolved" and {r.factors["norm"] for r in new} == {"post"}
-    table = CL.evaluate_family([("depth", study.claims, summary, None, study.factor_names)], STATS,
-                               adaptive={"depth": {"seeds": list(study.seeds)} | ADAPTIVE})  # fmt: skip
+    design = {"seeds": list(study.seeds)} | ADAPTIVE
+    table = claims.evaluate_family([StudyRuns("depth", summary, tuple(study.factor_names), None, design, tuple(study.claims))],
+                                   STATS)  # fmt: skip
     assert table.set_index("id")["verdict"].to_dict() == {r["id"]: r["verdict"] for r in rows}
     assert table.set_index("id")["p_holm"].to_dict() == pytest.approx({r["id"]: r["p_family"] for r in rows})
     # the same claim alone with twice as many claims in a config-wide family stays open
@@ -178,8 +181,8 @@ def raw_config(adaptive):
 
 def test_schema_validates_the_block():
     C.validate(raw_config({"max_seeds": 10, "batch": 2}))
-    assert design.settings({"adaptive": {}}) == {"max_seeds": 40, "batch": 5}
-    assert design.settings({}) is None
+    assert design.adaptive_block({"adaptive": {}}) == {"max_seeds": 40, "batch": 5}
+    assert design.adaptive_block({}) is None
     with pytest.raises(C.ConfigError, match="batch"):
         C.validate(raw_config({"max_seeds": 10, "batch": 0}))
     with pytest.raises(C.ConfigError, match="adaptive"):
@@ -191,24 +194,23 @@ def test_schema_validates_the_block():
 def test_claims_of_an_adaptive_study_use_the_anytime_valid_rule():
     """The claims rule: an adaptive study's claims take ablation.sequential's p-values (its rule
     says so); a fixed study's the fixed-design ones; grad_trend reads only the first seeds."""
-    from ablation import claims as CL
-    from ablation import sequential as Q
-    from ablation import measures
+    from ablation import claims, measures, seed_units
 
     study = make_study([BETTER], seeds=range(10))
-    extra = [A.make_run(study, combo, s) for combo in A.claim_cells(BETTER, study) for s in range(10, 20)]
+    [claim] = study.claims
+    extra = [A.make_run(study, combo, s) for combo in A.claim_cells(claim, study) for s in range(10, 20)]
     summary = summary_of(study, study.runs() + extra, flaky)
     design = {"seeds": list(range(10))} | ADAPTIVE
-    fixed = CL.evaluate_family([("depth", [BETTER], summary, None, study.factor_names)], STATS)
-    adaptive = CL.evaluate_family([("depth", [BETTER], summary, None, study.factor_names)], STATS,
-                                  adaptive={"depth": design})  # fmt: skip
-    claim = C.check_claims([BETTER], study.factor_names, list(summary.columns))[0]
-    [cell] = A.claim_cells_of(claim, summary, study.factor_names, measures.resolve_cfg(STATS))
-    cond = CL.conditions(claim)[0]
-    counted = cond.counted(cell)
+    runs = seed_units.StudyRuns("depth", summary, tuple(study.factor_names), claims=(claim,))
+    fixed = claims.evaluate_family([runs], STATS)
+    adaptive = claims.evaluate_family([seed_units.StudyRuns("depth", summary, tuple(study.factor_names), None, design,
+                                                            (claim,))], STATS)  # fmt: skip
+    [[cell]], _ = seed_units.claim_cells(claim, runs, measures.resolve_cfg(STATS))
+    cond = claim.parts[0].condition
+    counted = cond.counted(cell.lo, cell.hi, cell.step)
     sure, possible = cond.sure(cell.lo, cell.hi), cond.possible(cell.lo, cell.hi)
     # the e-process on the untied seeds' signs, in seed order
-    assert adaptive["p_value"].iloc[0] == pytest.approx(min(T.share_p_sequential(sure, possible, counted, 0.5, 0.05)))
+    assert adaptive["p_value"].iloc[0] == pytest.approx(min(seedtests.share_p_sequential(sure, possible, counted, 0.5, 0.05)))
     assert adaptive["p_value"].iloc[0] != pytest.approx(fixed["p_value"].iloc[0])
     assert "anytime-valid" in adaptive["rule"].iloc[0] and "anytime-valid" not in fixed["rule"].iloc[0]
     assert adaptive["n"].iloc[0] == 20
@@ -218,17 +220,17 @@ def test_plan_says_what_the_rounds_can_reach():
     """make plan, for an adaptive study: the fewest seeds after which the most favourable results
     resolve each claim at alpha / m, consistent with the rounds' own rule."""
     from ablation import plan
-    from ablation import sequential as Q
 
     raw = raw_config({"max_seeds": 40, "batch": 5})
     raw["studies"]["s"]["factors"]["warmup"] = [0, 100]
     raw["studies"]["s"]["claims"] = [BETTER]
     table = plan.plan(C.validate(raw))
-    sup, con = plan._sequential_share_seeds(0.5, 0.05, 40)
+    [claim] = C.validate(raw).studies["s"].claims
+    sup, con = plan.agreeing_seeds(claim, 0.05, 1, True, 0.05, 40)
     row = table.iloc[0]
     assert (row["seeds"], row["supported"], row["seeds_needed"]) == ("2-40", "yes", sup)
     # exactly then the rounds' rule calls it resolved, and not one seed earlier
-    every = lambda n: T.share_p_sequential(np.ones(n), np.ones(n), np.ones(n, dtype=bool), 0.5, 0.05)[0]  # noqa: E731
+    every = lambda n: seedtests.share_p_sequential(np.ones(n), np.ones(n), np.ones(n, dtype=bool), 0.5, 0.05)[0]  # noqa: E731
     assert every(sup) <= 0.05 < every(sup - 1)
     assert con == sup  # a symmetric bet at share 1/2: as many losing seeds contradict it
     raw["studies"]["s"]["adaptive"] = {"max_seeds": sup - 1, "batch": 1}
@@ -239,7 +241,7 @@ def default_study(name):
     from ablation import config as ablation_config
 
     cfg = ablation_config.load("config/config.yaml")
-    return cfg, cfg.studies[name], design.settings(cfg.raw["studies"][name])
+    return cfg, cfg.studies[name], design.adaptive_block(cfg.raw["studies"][name])
 
 
 def accuracy_runs(study, runs, correct) -> pd.DataFrame:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -12,9 +13,10 @@ import pytest
 from scipy import stats as sps
 
 from ablation import claims as C
-from ablation import seedtests as T
-from ablation import sequential as Q
-from ablation import units as U
+from ablation import kinds
+from ablation import seedtests
+from ablation import sequential
+from ablation import seed_units
 
 ALPHA = 0.05
 CFG = {"confidence": 0.95, "n_resamples": 999, "converged_threshold": 0.95, "alpha": ALPHA}
@@ -50,6 +52,23 @@ def grads(summary, slope_fn, noise=0.0, depth=4, rng_seed=0) -> pd.DataFrame:
                              layer=layer,
                              grad_norm=float(np.exp(slope * layer + rng.normal(0, noise) - 2))))  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def runs(summary, init_grads=None, factors=FACTORS, design=None, claims=(), name=""):
+    """A study's runs as the claims read them."""
+    return seed_units.StudyRuns(name, summary, tuple(factors), init_grads, design, tuple(claims))
+
+
+def built(c, summary=None, factors=FACTORS):
+    """A claim mapping built into a claim, as the config builds it."""
+    columns = SETTINGS + ["test_acc"] if summary is None else list(summary.columns)
+    return C.check_claims([c], factors, columns)[0]
+
+
+def family(studies, adaptive=None):
+    """(name, claims, summary, init_grads, factors) per study -> each study's runs with its claims built."""
+    return [runs(summary, grads, factors, (adaptive or {}).get(name), C.check_claims(claims, factors, list(summary.columns)), name)
+            for name, claims, summary, grads, factors in studies]  # fmt: skip
 
 
 def verdict(claim, summary, init_grads=None, factors=FACTORS):
@@ -191,7 +210,7 @@ def test_check_claim_with_known_levels_and_missing_id():
     with pytest.raises(ValueError, match=r"^claims\[0\]: missing required key 'id'$"):
         C.check_claims([{"statement": "s", "kind": "at_least", "threshold": 0.5}], FACTORS, SETTINGS)
     [ok] = C.check_claims([claim("at_least", threshold=0.9)], LEVELS, SETTINGS)
-    assert ok["metric"] == "test_acc" and ok["where"] == {}
+    assert ok.metric == "test_acc" and ok.where == {}
 
 
 def test_data_dependent_errors_name_the_claim():
@@ -290,9 +309,9 @@ def test_where_lists_and_numbers_select_exactly_their_runs():
     # numbers match to 12 significant digits, not more loosely (levels 0, 1e-9, 0.1, 0.1000001)
     df["lr"] = np.tile([0.0, 1e-9, 0.1, 0.1000001], len(df) // 4)
     for lr in (0.0, 1e-9, 0.1, 0.1000001):
-        selected = U.select(df, {"lr": lr}, "x")["lr"]
+        selected = seed_units.select(df, {"lr": lr}, "x")["lr"]
         assert (selected == lr).all() and len(selected) == len(df) // 4
-    assert len(U.select(df, {"lr": [0.1, 0.1 + 1e-15]}, "x")) == len(df) // 4
+    assert len(seed_units.select(df, {"lr": [0.1, 0.1 + 1e-15]}, "x")) == len(df) // 4
 
 
 def test_where_on_a_boolean_column_takes_true_false_or_their_names():
@@ -347,9 +366,9 @@ def test_columns_a_claim_does_not_name_are_ignored_whatever_their_name():
     claims = [claim("at_least", threshold=0.5, where={"pos_enc": "none"}), GRAD]
     design = {"seeds": [0, 1, 2, 3], "max_seeds": 8, "batch": 2}
     for adaptive in (None, {"s": design}):
-        plain = C.evaluate_family([("s", claims, df, g, FACTORS)], CFG, adaptive=adaptive)
+        plain = C.evaluate_family(family([("s", claims, df, g, FACTORS)], adaptive), CFG)
         labels = df.assign(index=np.arange(len(df))[::-1], level_0="x")
-        extra = C.evaluate_family([("s", claims, labels, g, FACTORS)], CFG, adaptive=adaptive)
+        extra = C.evaluate_family(family([("s", claims, labels, g, FACTORS)], adaptive), CFG)
         pd.testing.assert_frame_equal(plain, extra)
 
 
@@ -369,7 +388,7 @@ def test_grad_trend_on_average_without_any_usable_slope():
 def test_select_names_the_claim_and_a_missing_column():
     # evaluate_family checks 'where' against the results first; ablation.adaptive selects directly
     with pytest.raises(ValueError, match=r"^claim 'x': 'where' names column 'warmup', which is not in the results$"):
-        U.select(study(lambda cell, s: 0.9), {"pos_enc": "none", "warmup": 0}, "x")
+        seed_units.select(study(lambda cell, s: 0.9), {"pos_enc": "none", "warmup": 0}, "x")
 
 
 # --------------------------------------------------------------------------- the share of seeds (the default estimand)
@@ -468,10 +487,10 @@ def test_one_seed_is_never_decisive():
 
 
 def test_equal_p_values_point_nowhere():
-    assert C.decided(0.01, 0.01, 1, 0.0, 0.05) == "INCONCLUSIVE"
-    assert C.decided(0.01, 0.02, 1, 0.0, 0.05) == "SUPPORTED" and C.decided(0.02, 0.01, 1, 0.0, 0.05) == "CONTRADICTED"
-    assert C.decided(0.01, 1.0, 5, 0.0, 0.05) == "SUPPORTED" and C.decided(0.011, 1.0, 5, 0.0, 0.05) == "INCONCLUSIVE"
-    assert C.decided(0.001, 1.0, 1, 0.06, 0.05) == "INCONCLUSIVE"  # a claim ranked before it already failed
+    assert C.decided(0.01, 0.01, C.HolmStep(1, 0.0), 0.05) == "INCONCLUSIVE"
+    assert C.decided(0.01, 0.02, C.HolmStep(1, 0.0), 0.05) == "SUPPORTED" and C.decided(0.02, 0.01, C.HolmStep(1, 0.0), 0.05) == "CONTRADICTED"
+    assert C.decided(0.01, 1.0, C.HolmStep(5, 0.0), 0.05) == "SUPPORTED" and C.decided(0.011, 1.0, C.HolmStep(5, 0.0), 0.05) == "INCONCLUSIVE"
+    assert C.decided(0.001, 1.0, C.HolmStep(1, 0.06), 0.05) == "INCONCLUSIVE"  # a claim ranked before it already failed
 
 
 # --------------------------------------------------------------------------- diverged runs
@@ -498,14 +517,14 @@ def test_a_diverged_run_counts_against_the_verdict_that_imputing_it_would_favour
 def test_holm_runs_over_each_study_unless_the_config_asks_for_one_family():
     c = claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.9)
     one = study(lambda cell, s: 0.95, seeds=range(6))  # p = 1/64 each
-    family = [("a", [dict(c, id="a1"), dict(c, id="a2")], one, None, FACTORS),
-              ("b", [dict(c, id="b1"), dict(c, id="b2"), dict(c, id="b3"), dict(c, id="b4")], one, None, FACTORS)]
-    by_study = C.evaluate_family(family, CFG).set_index("id")
+    studies = family([("a", [dict(c, id="a1"), dict(c, id="a2")], one, None, FACTORS),
+                      ("b", [dict(c, id="b1"), dict(c, id="b2"), dict(c, id="b3"), dict(c, id="b4")], one, None, FACTORS)])
+    by_study = C.evaluate_family(studies, CFG).set_index("id")
     # study a: Holm over 2 claims (1/32 <= 0.05); study b: over 4 (1/16 > 0.05)
     assert (by_study.loc[["a1", "a2"], "verdict"] == "SUPPORTED").all()
     assert (by_study.loc[["b1", "b2", "b3", "b4"], "verdict"] == "INCONCLUSIVE").all()
     assert by_study.loc["a1", "family"] == "study a" and by_study.loc["a1", "p_holm"] == pytest.approx(2 / 64)
-    pooled = C.evaluate_family(family, {**CFG, "family": "config"}).set_index("id")
+    pooled = C.evaluate_family(studies, {**CFG, "family": "config"}).set_index("id")
     assert (pooled["verdict"] == "INCONCLUSIVE").all() and pooled.loc["a1", "p_holm"] == pytest.approx(6 / 64)
 
 
@@ -574,11 +593,11 @@ def test_a_gradient_row_without_a_numeric_layer_is_left_out(bad_layer):
     run = df["run_id"][0]
     first = spoilt.index[spoilt["run_id"] == run][0]
     spoilt.loc[first, "layer"] = bad_layer
-    slopes = U._slopes(df, spoilt)
+    slopes = seed_units.slopes(df, spoilt)
     assert np.isfinite(slopes).all() and len(slopes) == len(df)
     kept = g[(g["run_id"] == run) & (g.index != first)]
     assert slopes[run] == pytest.approx(_slope(kept), abs=1e-12)
-    others = U._slopes(df, g).drop(run)
+    others = seed_units.slopes(df, g).drop(run)
     assert slopes.drop(run).to_numpy() == pytest.approx(others.to_numpy(), abs=1e-12)
     v, row = verdict(GRAD, df, spoilt)
     assert v == "SUPPORTED" and row["n"] == 8 and "without a usable slope" not in row["detail"]
@@ -607,7 +626,7 @@ def test_a_run_left_with_one_numeric_layer_has_no_slope_and_the_detail_says_why(
     spoilt = g.astype({"layer": object})
     run = df["run_id"][0]
     spoilt.loc[(spoilt["run_id"] == run) & (spoilt["layer"] != 0), "layer"] = "n/a"
-    assert run not in U._slopes(df, spoilt).index
+    assert run not in seed_units.slopes(df, spoilt).index
     row = verdict(GRAD, df, spoilt)[1]
     assert ("; 1 run(s) without a usable slope (< 2 numeric layer indices with a positive, finite norm) left out. "
             in row["detail"])  # fmt: skip
@@ -617,7 +636,7 @@ def test_a_run_left_with_one_numeric_layer_has_no_slope_and_the_detail_says_why(
 
 
 def _family_row(c, summary, cfg=CFG, adaptive=None):
-    out = C.evaluate_family([("s", [c], summary, None, FACTORS)], cfg, adaptive=adaptive)
+    out = C.evaluate_family(family([("s", [c], summary, None, FACTORS)], adaptive), cfg)
     assert list(out.columns) == ["study"] + C.CLAIM_COLUMNS and len(out) == 1
     return out.iloc[0]
 
@@ -629,7 +648,7 @@ def test_a_claims_row_reads_word_for_word_what_its_rule_found():
     p = sps.binom.sf(6, 8, 0.5)  # 7 of 8 seeds meet the claim in each cell
     lo, hi = sps.binomtest(7, 8).proportion_ci(0.95, method="exact")
     checked = C.check_claims([c], FACTORS, list(summary.columns))[0]
-    _, desc = U.cells_of(checked, U.select(summary, checked["where"], c["id"]), FACTORS, CFG)
+    _, desc = seed_units.claim_cells(checked, runs(summary), CFG)
     assert (row["study"], row["id"], row["statement"], row["source"], row["kind"], row["cells"], row["estimand"]) == (
         "s", "c-at_least", "a at_least claim", "lesson 45", "at_least", "every", "share")
     assert (row["verdict"], row["n"], row["family"], row["verdict_without_diverged"]) == ("SUPPORTED", 8, "study s", "")
@@ -667,7 +686,7 @@ def test_an_adaptive_mean_claim_shows_its_confidence_sequence_and_the_e_process(
     summary = study(lambda cell, s: 0.99)
     row = _family_row(c, summary, adaptive={"s": {"seeds": list(range(8)), "max_seeds": 20, "batch": 4}})
     acc = summary[(summary["pos_enc"] == "sinusoidal") & (summary["norm"] == "post")]["test_acc"].to_numpy()
-    lo, hi = Q.confidence_sequence(acc, (0.0, 1.0), 1 - CFG["confidence"])
+    lo, hi = sequential.confidence_sequence(acc, (0.0, 1.0), 1 - CFG["confidence"])
     assert (row["ci_lo"], row["ci_hi"]) == (float(lo[-1]), float(hi[-1]))
     assert "mean over seeds, betting e-process (anytime-valid), p = 1 / largest capital" in row["evidence"]
     assert "mean over seeds, betting e-process (anytime-valid)" in row["rule"]
@@ -686,11 +705,11 @@ def test_an_adaptive_claim_is_reachable_exactly_when_its_seeds_to_decide_fit_und
         checked = C.check_claims([c], FACTORS, list(summary.columns))[0]
         for factor in (1, 4):
             design = {"seeds": list(range(8)), "max_seeds": 8, "batch": 2}
-            r = C.claim_test(checked, summary, None, FACTORS, cfg, design)
-            need = C.seeds_to_decide(checked, r, True, factor, ALPHA)
+            r = C.claim_test(checked, runs(summary, None, FACTORS, design), C.Judge.of(cfg))
+            need = C.seeds_to_decide(checked, r, C.HolmStep(factor), ALPHA)
             fewest = min(k for k in need.values() if k)
             for more in range(0, fewest + 2):
-                got = C.reachable(checked, summary, FACTORS, cfg, {**design, "max_seeds": 8 + more}, ALPHA / factor)
+                got = C.reachable(checked, runs(summary, None, FACTORS, {**design, "max_seeds": 8 + more}), C.Judge.of(cfg), ALPHA / factor)
                 assert got == (0 < more and fewest <= more), (c["kind"], factor, more, need)
 
 
@@ -713,8 +732,8 @@ def test_the_command_line_writes_one_studys_rows_of_the_whole_family(tmp_path, c
     assert capsys.readouterr().out == "claim c-at_least: INCONCLUSIVE\n"
     written = pd.read_csv(tmp_path / "claims.csv")
     assert list(written.columns) == C.CLAIM_COLUMNS and list(written["verdict"]) == ["INCONCLUSIVE"]
-    family = C.evaluate_family([(n, claims[n], f, None, FACTORS) for n, f in (("a", a), ("b", b))], CFG)
-    assert written["p_value"].tolist() == pytest.approx(family[family["study"] == "b"]["p_value"].tolist())
+    table = C.evaluate_family(family([(n, claims[n], f, None, FACTORS) for n, f in (("a", a), ("b", b))]), CFG)
+    assert written["p_value"].tolist() == pytest.approx(table[table["study"] == "b"]["p_value"].tolist())
     # an adaptive study's design reaches the rule: the e-process, not the binomial test
     spec["studies"]["b"]["adaptive"] = {"seeds": list(range(8)), "max_seeds": 20, "batch": 4}
     assert C.main([*args[:1], json.dumps(spec), *args[2:]]) == 0
@@ -783,11 +802,11 @@ def test_a_claim_contradicted_in_one_cell_shows_that_cell():
 def test_what_would_decide_an_undecided_claim_says_when_holm_holds_it_back_or_no_seeds_could():
     c = C.check_claims([claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97)], FACTORS, SETTINGS + ["test_acc"])[0]
     summary = study(lambda cell, s: 1.0 if s % 2 else 0.5)
-    r = C.claim_test(c, summary, None, FACTORS, CFG)
-    held = C._what_would_decide(c, r, False, 1, 0.06, ALPHA)
+    r = C.claim_test(c, runs(summary, None, FACTORS, None), C.Judge.of(CFG))
+    held = C._what_would_decide(c, r, C.HolmStep(1, 0.06), ALPHA)
     assert held.startswith(". To decide it: at least ") and held.endswith(" (once the claims before it in Holm's order are decided)")
-    assert "Holm's order" not in C._what_would_decide(c, r, False, 1, ALPHA, ALPHA)
-    assert "more than 100 more seeds per cell, every one meeting the claim, for SUPPORTED" in C._what_would_decide(c, r, False, 1e60, 0.0, ALPHA)
+    assert "Holm's order" not in C._what_would_decide(c, r, C.HolmStep(1, ALPHA), ALPHA)
+    assert "more than 100 more seeds per cell, every one meeting the claim, for SUPPORTED" in C._what_would_decide(c, r, C.HolmStep(1e60, 0.0), ALPHA)
 
 
 def test_a_cells_words_count_ties_and_seeds_a_diverged_run_leaves_unsure():
@@ -806,80 +825,112 @@ def test_a_cells_words_count_ties_and_seeds_a_diverged_run_leaves_unsure():
 
 
 def test_a_condition_holds_at_its_bounds_and_within_float_noise_of_them_and_a_strict_one_only_above():
-    eps = C.EPS
-    band = C.Condition(0.4, 0.6, "in the band")
+    eps = kinds.EPS
+    band = kinds.Condition(0.4, 0.6, "in the band")
     x = np.array([0.4, 0.6, 0.4 - eps / 2, 0.6 + eps / 2, 0.4 - eps, 0.6 + eps, 0.4 - 2 * eps, 0.6 + 2 * eps])
     assert band.sure(x, x).tolist() == [True] * 6 + [False] * 2
     # a diverged seed's interval [lo, hi] may meet the band when it reaches the band at all
     edge = np.array([0.4, 0.4 - eps, 0.4 - 2 * eps])
     assert band.possible(np.zeros(3), edge).tolist() == [True, True, False]
     assert band.possible(1 - edge, np.ones(3)).tolist() == [True, True, False]
-    above = C.Condition(0.0, np.inf, "above 0", strict=True)
+    above = kinds.Condition(0.0, np.inf, "above 0", strict=True)
     x = np.array([0.0, eps, 2 * eps])
     assert above.sure(x, x).tolist() == [False, False, True]
     assert above.possible(-np.ones(3), x).tolist() == [False, False, True]
     assert band.sure(np.array([0.4]), np.array([0.4]))[0] and band.possible(np.array([0.0]), np.array([0.4]))[0]
 
 
+KIND_KEYS = {
+    "at_least": {"threshold": 0.97}, "at_value": {"target": 0.5, "tolerance": 0.05},
+    "equivalent": {"factor": "norm", "levels": ["post", "pre"], "margin": 0.02},
+    "not_worse": {"factor": "norm", "levels": ["post", "pre"], "margin": 0.02},
+    "better": {"factor": "norm", "levels": ["post", "pre"]},
+    "grad_trend": {"factor": "norm", "growing": "post", "flat": "pre", "min_slope": 0.05, "flat_margin": 0.1},
+}  # fmt: skip
+
+
+def conditions(kind: str, **keys) -> list:
+    """A built claim's per-seed conditions, in its kind's order."""
+    return [part.condition for part in built(claim(kind, **(KIND_KEYS[kind] | keys))).parts]
+
+
 def test_better_and_a_growing_slope_must_lie_above_their_bound_not_at_it():
-    better = C.conditions({"kind": "better"})[0]
-    growing, flat = C.conditions({"kind": "grad_trend", "min_slope": 0.05, "flat_margin": 0.1})
+    [better] = conditions("better")
+    growing, flat = conditions("grad_trend")
     at = np.zeros(1)
     assert not better.sure(at, at)[0] and better.sure(at + 1e-3, at + 1e-3)[0]
     assert not growing.sure(at + 0.05, at + 0.05)[0] and flat.sure(at + 0.1, at + 0.1)[0]
 
 
 def test_each_kinds_condition_is_said_in_words():
-    words = {kind: [cond.words for cond in C.conditions({"kind": kind, **keys})] for kind, keys in (
-        ("at_least", {"threshold": 0.97}), ("at_value", {"target": 0.5, "tolerance": 0.05}),
-        ("equivalent", {"margin": 0.02}), ("not_worse", {"margin": 0.02}), ("better", {}),
-        ("grad_trend", {"min_slope": 0.05, "flat_margin": 0.1}))}  # fmt: skip
+    words = {kind: [cond.words for cond in conditions(kind)] for kind in KIND_KEYS}
     assert words == {"at_least": ["reached 97 %"], "at_value": ["within 50 % ± 5 %"],
                      "equivalent": ["differed by at most ±2 pp"], "not_worse": ["lost at most 2 pp"],
                      "better": ["improved"],
                      "grad_trend": ["grew by more than 0.05 per layer", "stayed within ±0.1 per layer"]}  # fmt: skip
-    with pytest.raises(AssertionError, match="no_such_kind"):
-        C.conditions({"kind": "no_such_kind"})
+    with pytest.raises(ValueError, match="kind: unknown kind 'no_such_kind'"):
+        built({"id": "c", "statement": "x", "kind": "no_such_kind"})
+
+
+def test_each_kind_reads_the_levels_it_names_and_its_bands_are_its_conditions():
+    parts = {kind: built(claim(kind, **KIND_KEYS[kind])).parts for kind in KIND_KEYS}
+    assert [p.compare for p in parts["equivalent"]] == [("norm", "post", "pre")]
+    assert [(p.reads, p.level) for p in parts["grad_trend"]] == [("slope", ("norm", "post")), ("slope", ("norm", "pre"))]
+    bands = {kind: [p.condition.band for p in ps] for kind, ps in parts.items()}
+    assert bands == {"at_least": [(0.97, 0.97)], "at_value": [(0.45, 0.55)], "equivalent": [(-0.02, 0.02)],
+                     "not_worse": [(-0.02, -0.02)], "better": [(0.0, 0.0)],
+                     "grad_trend": [(0.05, 0.05), (-0.1, 0.1)]}  # fmt: skip
+    sequential = {kind: built(claim(kind, **KIND_KEYS[kind])).sequential for kind in KIND_KEYS}
+    assert sequential == {k: k != "grad_trend" for k in KIND_KEYS}
 
 
 def test_a_difference_within_half_a_grid_step_of_zero_is_a_tie_and_a_diverged_seed_is_counted():
-    better = C.conditions({"kind": "better"})[0]
+    [better] = conditions("better")
     step = 1 / 300
     lo = np.array([0.0, 0.4 * step, -0.45 * step, 0.5 * step, -0.6 * step, step, -1.0])
     hi = np.where(lo == -1.0, 1.0, lo)  # the last seed's run diverged: its difference is unknown
-    cell = U.Cell("c", np.arange(7), lo, hi, step)
-    assert better.counted(cell).tolist() == [False, False, False, True, True, True, True]
-    assert C.conditions({"kind": "at_least", "threshold": 0.5})[0].counted(cell).all()
+    assert better.counted(lo, hi, step).tolist() == [False, False, False, True, True, True, True]
+    assert conditions("at_least", threshold=0.5)[0].counted(lo, hi, step).all()
 
 
 # --------------------------------------------------------------------------- combining cells, Holm's steps
 
 
-def _ev(p_sup, p_con):
-    return C.Evidence("", p_sup, p_con, 8, 0, np.nan)
+def combined(*cells):
+    """claims.combine on cells of (p_sup, p_con) per part, as plain numbers."""
+    p_sup, p_con, deciding = C.combine([[p[0] for p in cell] for cell in cells], [[p[1] for p in cell] for cell in cells])
+    return float(p_sup), float(p_con), int(deciding)
 
 
 def test_combining_cells_takes_the_largest_p_sup_and_bonferroni_p_con_capped_at_one():
     # one cell with two conditions (grad_trend): Bonferroni over the conditions, at most 1
-    assert C._combine([[_ev(0.2, 0.6), _ev(0.3, 0.7)]]) == (0.3, 1.0, 0)
+    assert combined([(0.2, 0.6), (0.3, 0.7)]) == (0.3, 1.0, 0)
     # two cells: SUPPORTED needs both (the largest p), CONTRADICTED one (Bonferroni, at most 1)
-    assert C._combine([[_ev(0.2, 0.6)], [_ev(0.4, 0.9)]]) == (0.4, 1.0, 1)
+    assert combined([(0.2, 0.6)], [(0.4, 0.9)]) == (0.4, 1.0, 1)
     # the cell shown: the one with the smallest p_con when that p is the smaller
-    assert C._combine([[_ev(0.5, 0.01)], [_ev(0.9, 0.2)]]) == (0.9, 0.02, 0)
+    assert combined([(0.5, 0.01)], [(0.9, 0.2)]) == (0.9, 0.02, 0)
     # at equal p-values the cell with the largest p_sup is shown
-    assert C._combine([[_ev(0.2, 0.25)], [_ev(0.5, 0.9)]]) == (0.5, 0.5, 1)
+    assert combined([(0.2, 0.25)], [(0.5, 0.9)]) == (0.5, 0.5, 1)
+
+
+def test_combining_reads_simulated_studies_along_further_axes_as_one_study_each():
+    rng = np.random.default_rng(0)
+    p_sup, p_con = rng.uniform(size=(3, 2, 50)), rng.uniform(size=(3, 2, 50))
+    sup, con, deciding = C.combine(p_sup, p_con)
+    for i in range(50):
+        assert (sup[i], con[i], deciding[i]) == combined(*[list(zip(p_sup[c, :, i], p_con[c, :, i])) for c in range(3)])
 
 
 def test_holm_steps_give_each_claim_its_factor_and_the_adjusted_p_ranked_before_it():
     steps = C.holm_steps([0.04, 0.01, 0.3, 0.02])
     want = [(2, 0.06, 0.08), (4, 0.0, 0.04), (1, 0.08, 0.3), (3, 0.04, 0.06)]
     for got, (factor, floor, adjusted) in zip(steps, want):
-        assert got[0] == factor and got[1:] == pytest.approx((floor, adjusted))
+        assert got.factor == factor and (got.floor, got.adjusted) == pytest.approx((floor, adjusted)) and got.size == 4
     # an adjusted p is at most 1, and so is the floor it leaves to the claims after it
-    assert C.holm_steps([0.7, 0.6]) == [(1, 1.0, 1.0), (2, 0.0, 1.0)]
+    assert C.holm_steps([0.7, 0.6]) == [C.HolmStep(1, 1.0, 1.0, 2), C.HolmStep(2, 0.0, 1.0, 2)]
     # tied p-values take their steps in the family's order, however many claims it holds
     tied = C.holm_steps([0.3, 0.01] * 15)
-    assert [step[0] for step in tied[1::2]] == list(range(30, 15, -1))
+    assert [step.factor for step in tied[1::2]] == list(range(30, 15, -1))
 
 
 # --------------------------------------------------------------------------- the rows' other edges
@@ -906,7 +957,7 @@ def test_an_exact_claim_alone_is_its_certificates_verdict_over_runs():
                        FACTORS, SETTINGS + ["test_acc"])[0]  # fmt: skip
     summary = _certified(study(lambda cell, s: 0.5, seeds=range(5)))
     summary.loc[summary.index[0], "twin_pairs_differ"] = 2  # every accuracy still exactly 0.5
-    assert C.verdict_alone(c, summary, None, FACTORS, CFG, None, 1, 0.0) == ("CONTRADICTED", 10)
+    assert C.verdict_alone(c, runs(summary, None, FACTORS, None), C.Judge.of(CFG), C.HolmStep(1, 0.0)) == ("CONTRADICTED", 10)
 
 
 def test_a_verdict_at_exactly_the_robust_share_is_not_called_fragile():
@@ -933,14 +984,14 @@ def test_the_verdict_without_diverged_runs_reads_the_runs_that_did_not_diverge()
 def test_a_grad_trend_row_reads_both_levels_and_re_evaluates_with_the_gradients():
     df, g = _grad_study()
     df.loc[0, "status"] = "diverged"  # a run of the flat level in pos_enc=none; its gradients stand
-    row = C.evaluate_family([("s", [GRAD], df, g, FACTORS)], CFG).iloc[0]
+    row = C.evaluate_family(family([("s", [GRAD], df, g, FACTORS)]), CFG).iloc[0]
     both = "8 of 8 seeds grew by more than 0 per layer; 8 of 8 seeds stayed within ±0.1 per layer"
     assert row["evidence"].startswith(f"pos_enc=none: {both}; share > 0.5, exact binomial test over seeds: p = ")
     assert row["detail"].endswith(f"pos_enc=none: {both} | pos_enc=sinusoidal: {both}")
     assert (row["verdict"], row["robustness"], row["verdict_without_diverged"]) == ("SUPPORTED", 1.0, "SUPPORTED")
     # half the seeds grow: undecided, and no count of further seeds is offered for grad_trend
     half = grads(df, lambda run: 0.5 if run["norm"] == "post" and run["seed"] % 2 else 0.0, noise=0.01)
-    row = C.evaluate_family([("s", [GRAD], df, half, FACTORS)], CFG).iloc[0]
+    row = C.evaluate_family(family([("s", [GRAD], df, half, FACTORS)]), CFG).iloc[0]
     assert row["verdict"] == "INCONCLUSIVE" and row["evidence"].endswith(" vs alpha 0.05")
 
 
@@ -955,7 +1006,7 @@ def test_an_adaptive_study_tests_its_claims_with_the_e_process_throughout_the_ro
     cfg = {**CFG, "alpha": ADAPTIVE_ALPHA}
     summary = study(lambda cell, s: 1.0, seeds=range(6))
     row = _family_row(c, summary, cfg=cfg, adaptive={"s": design})
-    six, five = (T.share_p_sequential(*[np.ones(n, bool)] * 3, 0.5, ADAPTIVE_ALPHA)[0] for n in (6, 5))
+    six, five = (seedtests.share_p_sequential(*[np.ones(n, bool)] * 3, 0.5, ADAPTIVE_ALPHA)[0] for n in (6, 5))
     assert row["p_value"] == pytest.approx(six) and five > ADAPTIVE_ALPHA >= 1 / 32
     assert "; share > 0.5, betting e-process on the seeds' outcomes (anytime-valid), p = 1 / largest capital; " in row["rule"]
     # leaving a seed out leaves 5 of 5: the e-process does not decide, so the verdict is fragile
@@ -966,9 +1017,9 @@ def test_an_adaptive_study_tests_its_claims_with_the_e_process_throughout_the_ro
     # an undecided row counts the further seeds the e-process needs, not the binomial test
     mixed = study(lambda cell, s: 1.0 if s % 2 else 0.5, seeds=range(6))
     checked = C.check_claims([c], FACTORS, list(mixed.columns))[0]
-    r = C.claim_test(checked, mixed, None, FACTORS, cfg, design)
-    need, fixed = (C.seeds_to_decide(checked, r, sequential, 1, ADAPTIVE_ALPHA)["SUPPORTED"]
-                   for sequential in (True, False))  # fmt: skip
+    need, fixed = (C.seeds_to_decide(checked, C.claim_test(checked, runs(mixed, None, FACTORS, d), C.Judge.of(cfg)),
+                                     C.HolmStep(1), ADAPTIVE_ALPHA)["SUPPORTED"]
+                   for d in (design, None))  # fmt: skip
     row = _family_row(c, mixed, cfg=cfg, adaptive={"s": design})
     assert need != fixed and f"To decide it: at least {need} more seed(s) per cell, every one meeting" in row["evidence"]
 
@@ -976,7 +1027,7 @@ def test_an_adaptive_study_tests_its_claims_with_the_e_process_throughout_the_ro
 def test_an_adaptive_study_takes_its_first_seeds_for_a_claim_without_an_e_process():
     df, g = _grad_study()  # 8 seeds; the design's first 6 are the fixed-design seeds
     design = {"seeds": list(range(6)), "max_seeds": 20, "batch": 2}
-    row = C.evaluate_family([("s", [GRAD], df, g, FACTORS)], CFG, adaptive={"s": design}).iloc[0]
+    row = C.evaluate_family(family([("s", [GRAD], df, g, FACTORS)], {"s": design}), CFG).iloc[0]
     assert row["n"] == 6 and "exact binomial test over seeds" in row["evidence"]
     at_least = claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97)
     assert _family_row(at_least, df, adaptive={"s": design})["n"] == 8
@@ -989,9 +1040,9 @@ def test_a_paired_mean_claim_bounds_its_confidence_sequence_by_the_differences_r
     row = _family_row(c, summary, adaptive={"s": {"seeds": list(range(8)), "max_seeds": 20, "batch": 2}})
     sin = summary[summary["pos_enc"] == "sinusoidal"].sort_values("seed")
     diff = sin[sin["norm"] == "pre"]["test_acc"].to_numpy() - sin[sin["norm"] == "post"]["test_acc"].to_numpy()
-    lo, hi = Q.confidence_sequence(diff, (-1.0, 1.0), 1 - CFG["confidence"])
+    lo, hi = sequential.confidence_sequence(diff, (-1.0, 1.0), 1 - CFG["confidence"])
     assert hi[-1] != hi[-2] and (row["ci_lo"], row["ci_hi"]) == pytest.approx((lo[-1], hi[-1]))
-    assert row["p_value"] == pytest.approx(min(T.mean_p(diff, diff, (-0.05, np.inf), (-1.0, 1.0), ALPHA)))
+    assert row["p_value"] == pytest.approx(min(seedtests.mean_p(diff, diff, (-0.05, np.inf), (-1.0, 1.0), ALPHA)))
     assert "; mean over seeds, betting e-process (anytime-valid), p = 1 / largest capital: p = " in row["evidence"]
 
 
@@ -1022,38 +1073,38 @@ def test_the_config_reaches_every_test_of_a_study_of_its_own():
 def test_seeds_to_decide_counts_from_one_further_seed_up_to_its_limit():
     c = C.check_claims([claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)],
                        FACTORS, SETTINGS + ["test_acc"])[0]  # fmt: skip
-    five = C.claim_test(c, study(lambda cell, s: 1.0, seeds=range(5)), None, FACTORS, CFG, {"seeds": list(range(5))})
-    assert C.seeds_to_decide(c, five, True, 1, ADAPTIVE_ALPHA)["SUPPORTED"] == 1
+    five = C.claim_test(c, runs(study(lambda cell, s: 1.0, seeds=range(5)), None, FACTORS, {"seeds": list(range(5))}), C.Judge.of(CFG))
+    assert C.seeds_to_decide(c, five, C.HolmStep(1), ADAPTIVE_ALPHA)["SUPPORTED"] == 1
     # a claim decided already still names one further seed: the row asks only of undecided ones
-    assert C.seeds_to_decide(c, five, True, 1, 0.05)["SUPPORTED"] == 1
+    assert C.seeds_to_decide(c, five, C.HolmStep(1), 0.05)["SUPPORTED"] == 1
     # 4 of 8 seeds meet it; at this Holm factor exactly 101 further seeds meeting it would decide
-    half = C.claim_test(c, study(lambda cell, s: 1.0 if s % 2 else 0.5), None, FACTORS, CFG)
+    half = C.claim_test(c, runs(study(lambda cell, s: 1.0 if s % 2 else 0.5), None, FACTORS, None), C.Judge.of(CFG))
     factor = ALPHA / (sps.binom.sf(4 + 101 - 1, 8 + 101, 0.5) * (1 + 1e-9))
-    assert C.seeds_to_decide(c, half, False, factor, ALPHA)["SUPPORTED"] is None  # beyond the default 100
-    assert C.seeds_to_decide(c, half, False, factor, ALPHA, limit=101)["SUPPORTED"] == 101
-    assert C.seeds_to_decide(c, half, False, factor, ALPHA, limit=100)["SUPPORTED"] is None
+    assert C.seeds_to_decide(c, half, C.HolmStep(factor), ALPHA)["SUPPORTED"] is None  # beyond the default 100
+    assert C.seeds_to_decide(c, half, C.HolmStep(factor), ALPHA, limit=101)["SUPPORTED"] == 101
+    assert C.seeds_to_decide(c, half, C.HolmStep(factor), ALPHA, limit=100)["SUPPORTED"] is None
 
 
 def test_reachable_needs_a_further_seed_and_counts_a_p_exactly_at_the_level():
     c = C.check_claims([claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)],
                        FACTORS, SETTINGS + ["test_acc"])[0]  # fmt: skip
     summary = study(lambda cell, s: 1.0, seeds=range(5))
-    six = T.share_p_sequential(*[np.ones(6, bool)] * 3, 0.5, ALPHA)[0]
+    six = seedtests.share_p_sequential(*[np.ones(6, bool)] * 3, 0.5, ALPHA)[0]
     design = {"seeds": list(range(5)), "max_seeds": 6, "batch": 1}
-    assert C.reachable(c, summary, FACTORS, CFG, design, six)  # one more seed meeting it gives exactly that p
-    assert not C.reachable(c, summary, FACTORS, CFG, design, six * (1 - 1e-9))
+    assert C.reachable(c, runs(summary, None, FACTORS, design), C.Judge.of(CFG), six)  # one more seed meeting it gives exactly that p
+    assert not C.reachable(c, runs(summary, None, FACTORS, design), C.Judge.of(CFG), six * (1 - 1e-9))
     # at max_seeds there is no further seed, even for a claim whose p is at the level already
-    assert not C.reachable(c, summary, FACTORS, CFG, {**design, "max_seeds": 5}, 1.0)
+    assert not C.reachable(c, runs(summary, None, FACTORS, {**design, "max_seeds": 5}), C.Judge.of(CFG), 1.0)
     with pytest.raises(ValueError, match="c-at_least"):
-        C.reachable(dict(c, where={"pos_enc": "rope"}), summary, FACTORS, CFG, design, ALPHA)
-    converged = dict(c, metric="converged", threshold=1.0)
+        C.reachable(dataclasses.replace(c, where={"pos_enc": "rope"}), runs(summary, None, FACTORS, design), C.Judge.of(CFG), ALPHA)
+    converged = built(dict(c.to_dict(), metric="converged", threshold=1.0))
     strict = study(lambda cell, s: 0.96 if s < 3 else 1.0, seeds=range(5))  # 3 seeds converged at 0.95, not at 0.99
-    assert C.reachable(converged, strict, FACTORS, CFG, design, six)
-    assert not C.reachable(converged, strict, FACTORS, {**CFG, "converged_threshold": 0.99}, design, six)
+    assert C.reachable(converged, runs(strict, None, FACTORS, design), C.Judge.of(CFG), six)
+    assert not C.reachable(converged, runs(strict, None, FACTORS, design), C.Judge.of({**CFG, "converged_threshold": 0.99}), six)
 
 
 def test_an_exact_claim_that_selects_no_run_names_the_claim():
-    c = claim("at_value", where={"pos_enc": "rope"}, target=0.5, tolerance=0.0034, exact=True)
+    c = built(claim("at_value", where={"pos_enc": "rope"}, target=0.5, tolerance=0.0034, exact=True))
     with pytest.raises(ValueError, match="c-at_value"):
         C.certificate(c, _certified(study(lambda cell, s: 0.5)))
 
@@ -1102,10 +1153,10 @@ def test_each_kind_counts_the_further_seeds_that_would_decide_it_at_its_most_fav
     # one cell, 4 of 8 seeds meet the claim: the exact binomial test over 8 + k seeds, 4 + k of them
     # meeting it (SUPPORTED) or 4 of them (CONTRADICTED): a two-sided band's centre meets it, either end
     # of the range (a paired kind's: -1 and 1) does not
-    where = {"pos_enc": "sinusoidal"} | ({} if kind in C.PAIRED_KINDS else {"norm": "post"})
+    where = {"pos_enc": "sinusoidal"} | ({} if "levels" in keys else {"norm": "post"})
     c = C.check_claims([claim(kind, where=where, **keys)], FACTORS, SETTINGS + ["test_acc"])[0]
-    r = C.claim_test(c, study(meets), None, FACTORS, CFG)
+    r = C.claim_test(c, runs(study(meets), None, FACTORS, None), C.Judge.of(CFG))
     assert (r.evidence[0][0].met, r.evidence[0][0].n) == (4, 8)
-    assert C.seeds_to_decide(c, r, False, 1, ALPHA) == {
+    assert C.seeds_to_decide(c, r, C.HolmStep(1), ALPHA) == {
         "SUPPORTED": next(k for k in range(1, 100) if sps.binom.sf(3 + k, 8 + k, 0.5) <= ALPHA),
         "CONTRADICTED": next(k for k in range(1, 100) if sps.binom.cdf(4, 8 + k, 0.5) <= ALPHA)}

@@ -23,6 +23,7 @@ is rejected by our validation with the key named.
 """
 
 import copy
+import dataclasses
 import json
 import random
 
@@ -514,8 +515,13 @@ def test_defaults_are_filled_in_and_nothing_is_shared():
     first.stats["alpha"] = 0.5  # a caller's change stays in its own result
     assert C.validate(copy.deepcopy(BASE)).stats["alpha"] == 0.05
     raw = mutate(claim(kind="at_least", threshold=0.5))
-    claims = C.validate(raw).studies["s1"].claims
-    claims[0]["threshold"] = 0.9  # nor does a change to a study's claims reach the input
+    built = C.validate(raw).studies["s1"].claims[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):  # a claim is built once and stays as built
+        built.id = "d"
+    with pytest.raises(TypeError):
+        built.keys["threshold"] = 0.9
+    assert built.keys == {"threshold": 0.5} and built.metric == "test_acc" and built.share == 0.5  # defaults filled
+    built.to_dict()["threshold"] = 0.9  # nor does a change to a copy of its mapping reach the input
     assert raw["studies"]["s1"]["claims"] == [{"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5}]
 
 
@@ -575,18 +581,20 @@ def test_every_kind_of_claim_is_accepted_with_its_defaults_filled_in():
         "better": {"factor": "heads", "levels": [1.0, 4], "where": {"norm": ["post", "pre"]}},
         "grad_trend": {"factor": "norm", "growing": "post", "flat": "pre", "flat_margin": 0.1},
     }
-    assert list(kinds) == [b["properties"]["kind"]["const"] for b in S.schema()["definitions"]["claim"]["oneOf"]]
+    assert list(kinds) == [b["properties"]["kind"]["const"] for b in C.claims_schema()["definitions"]["claim"]["oneOf"]]
     for kind, keys in kinds.items():
         [out] = _claims({**base, "kind": kind, **keys})
-        defaults = {"source": "", "note": "", "where": {}, "cells": "every", "estimand": "share", "share": 0.5, "exact": False}
-        if kind != "grad_trend":
-            defaults["metric"] = "test_acc"
-        else:
-            defaults["min_slope"] = 0
-        assert out == defaults | base | {"kind": kind} | keys, kind
+        common = {"source": "", "note": "", "where": {}, "cells": "every", "estimand": "share", "share": 0.5, "exact": False,
+                  "metric": "test_acc" if kind != "grad_trend" else None}  # fmt: skip
+        common |= {k: v for k, v in keys.items() if k in common}
+        own = {k: v for k, v in keys.items() if k not in common} | ({"min_slope": 0} if kind == "grad_trend" else {})
+        assert out.kind.name == kind and out.id == "c" and out.statement == "x", kind
+        assert {k: getattr(out, k) for k in common} == common and out.keys == own, kind
+        assert out.to_dict() == {**base, "kind": kind, **keys}, kind  # the mapping as the config gave it
     given = {**base, "kind": "at_least", "threshold": 0.9, "where": {"norm": "pre"}}
     [out] = _claims(given)
-    out["where"]["norm"] = "post"
+    with pytest.raises(TypeError):
+        out.where["norm"] = "post"
     assert given["where"] == {"norm": "pre"}  # the input is not changed
     # only names known (the claims job): levels are not checked, the rest is
     assert _claims({**base, "kind": "better", "factor": "norm", "levels": ["post", "mid"]}, factors=["norm"])
@@ -835,7 +843,7 @@ def test_exact_message_of_origins_and_claim_keys(fn, message):
 def test_a_headline_naming_a_claim_is_accepted():
     one_claim = [{"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5}]
     cfg = C.validate(mutate(lambda c: (study(c).update(claims=one_claim), c.update(report={"headline": ["c"]}))))
-    assert cfg.raw["report"] == {"headline": ["c"]} and [cl["id"] for cl in cfg.studies["s1"].claims] == ["c"]
+    assert cfg.raw["report"] == {"headline": ["c"]} and [cl.id for cl in cfg.studies["s1"].claims] == ["c"]
 
 
 @pytest.mark.parametrize(

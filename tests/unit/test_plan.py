@@ -131,7 +131,7 @@ def test_the_default_config_passes_its_own_plan(capsys):
     assert "warning" not in capsys.readouterr().out
     costs = P.cost(cfg, store=REPO / "no-store-here", cores=2)[0].set_index("study")
     for name in ("factorial", "position", "depth"):
-        study, block = cfg.studies[name], design.settings(cfg.raw["studies"][name])
+        study, block = cfg.studies[name], design.adaptive_block(cfg.raw["studies"][name])
         extra = A.round_runs(study, block["max_seeds"])
         assert costs.loc[name, "runs"] == f"{len(study.runs())}-{len(study.runs()) + len(extra)}"
         assert not {r.hash for r in extra} & {r.hash for r in study.runs()}

@@ -25,16 +25,16 @@ def test_sign_flip_ties_are_within_its_tolerance_of_the_observed_sum():
 
 def test_sign_flip_permutation_counts_every_batch_and_the_ties():
     # 1,000 differences of +-1/256 summing to 0: a random sign pattern ties with the observed sum
-    # (|sum| >= 0) always; the resamples come in batches of _BATCH_ELEMENTS // n rows, each counted
+    # (|sum| >= 0) always; the resamples come in batches of BATCH_ELEMENTS // n rows, each counted
     n, B, seed = 1000, 4999, 2
     d = np.array([1.0, -1.0] * (n // 2)) / 256
-    chunk = significance._BATCH_ELEMENTS // n
+    chunk = significance.BATCH_ELEMENTS // n
     assert chunk < B  # several batches
     assert significance.sign_flip_test(d, 1 / 256, B, seed) == (1.0, n, "sign-flip permutation")
     # two more +1/256: |sum| = 2/256; the hits are the patterns whose sum is not 0, batch by batch
     e = np.append(d, [1 / 256, 1 / 256])
     rng = np.random.default_rng([seed, n + 2, 11])
-    hits, chunk = 0, significance._BATCH_ELEMENTS // (n + 2)
+    hits, chunk = 0, significance.BATCH_ELEMENTS // (n + 2)
     for start in range(0, B, chunk):
         b = min(chunk, B - start)
         hits += int((np.abs((rng.integers(0, 2, (b, n + 2)) * 2 - 1) @ e) >= 2 / 256 - 1e-6).sum())

@@ -528,9 +528,9 @@ def test_pairing_is_a_merge_on_the_keys(kind):
         want = _pairs_by_merge(df, values, "f", "x", "y", ["f", "g", "h"])
         if isinstance(want, str):
             with pytest.raises(ValueError, match=f"^{want} and every other factor value"):
-                stats._pair_frame(df, values, "f", "x", "y", ["f", "g", "h"])
+                stats.pair_frame(df, values, "f", "x", "y", ["f", "g", "h"])
             continue
-        keys, a, b, unmatched = stats._pair_frame(df, values, "f", "x", "y", ["f", "g", "h"])
+        keys, a, b, unmatched = stats.pair_frame(df, values, "f", "x", "y", ["f", "g", "h"])
         pd.testing.assert_frame_equal(keys, want[0])
         assert np.array_equal(a, want[1], equal_nan=True) and np.array_equal(b, want[2], equal_nan=True), trial
         assert unmatched == want[3], trial
@@ -567,12 +567,12 @@ def _check_main_effects_against_oracle(df, factors, cfg, seed):
 
 def test_seed_bootstrap_in_several_batches_is_the_one_batch_bootstrap():
     # 1,000 cells: the bootstrap of main effects draws its resamples in batches of
-    # _BATCH_ELEMENTS // (4 * cells) = 500; 999 resamples are two unequal batches, which must give
+    # BATCH_ELEMENTS // (4 * cells) = 500; 999 resamples are two unequal batches, which must give
     # the same resamples as drawing all 999 at once (the oracle)
     rng = np.random.default_rng(4)
     levels = {"a": list(range(250)), "b": ["w", "x", "y", "z"]}
     df = make_summary(levels, range(3), lambda c, s: 0.5 + 0.001 * c["a"] + 0.05 * (c["b"] == "y") + rng.normal(0, 0.02))
-    assert measures._BATCH_ELEMENTS // (4 * 1000) == 500
+    assert measures.BATCH_ELEMENTS // (4 * 1000) == 500
     me, _ = _check_main_effects_against_oracle(df, ["a", "b"], dict(CFG, n_resamples=999), seed=1)
     assert me.set_index("factor").loc["b", "best_level"] == "y"
 

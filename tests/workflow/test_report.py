@@ -46,7 +46,7 @@ def test_first_screen_comes_first_and_holds_what_a_reviewer_asks(smoke):
     assert len(rows) == n_claims
     for study in cfg.studies.values():  # every claim has its plain sentence, saying what n counts
         for claim in study.claims:
-            row = first[first.index(f'href="#claim-{claim["id"]}"'):]
+            row = first[first.index(f'href="#claim-{claim.id}"'):]
             sentence = row[row.index('class="sentence">'): row.index("</td></tr>")]
             assert " seeds" in sentence and ("%" in sentence or "percentage points" in sentence or "per layer" in sentence)
 
@@ -130,16 +130,24 @@ def test_cells_pivot_puts_the_last_factor_across_the_columns():
     assert wide.loc[wide["a"] == "y", "b = 2"].item() == "not applicable"
 
 
+def built(claim: dict):
+    """A claim mapping built as the config builds it."""
+    from ablation import config
+
+    factors = {"norm": ["post", "pre"], "warmup": [0, 100]}
+    return config.check_claims([{"id": "c", "statement": "s", **claim}], factors, list(factors))[0]
+
+
 def test_claim_sentences_name_units_and_seeds():
     c = {"estimate": -0.0177, "ci_lo": -0.03, "ci_hi": -0.005, "n": 5, "verdict": "SUPPORTED",
          "evidence": "mean over 1 cell(s): 5 of 5 seeds lost at most 2 pp; share > 0.5, exact binomial test over seeds: p = 0.0312"}
-    spec = {"kind": "not_worse", "factor": "norm", "levels": ["post", "pre"], "where": {"warmup": 0}, "margin": 0.02}
+    spec = built({"kind": "not_worse", "factor": "norm", "levels": ["post", "pre"], "where": {"warmup": 0}, "margin": 0.02})
     text = report.claim_sentence(c, spec, 0.95)
     assert text.startswith(c["evidence"]) and "norm = pre minus with norm = post" in text
     assert "5 seeds" in text and "-1.8 percentage points" in text and "Rule:" not in text
     assert "Rule: r." in report.claim_sentence(c | {"rule": "r"}, spec, 0.95, long=True)
     assert report.estimate_short(c, spec) == "-1.8 pp [-3.0, -0.5]"
-    one = {"kind": "at_least", "where": {}, "threshold": 0.97, "metric": "converged"}
+    one = built({"kind": "at_least", "where": {}, "threshold": 0.97, "metric": "converged"})
     assert "share of runs that converged" in report.claim_sentence(c | {"estimate": 0.9}, one, 0.95)
     assert report.estimate_text({"estimate": np.nan}, one) == "not applicable (fewer than 2 seeds)"
 

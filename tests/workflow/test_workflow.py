@@ -203,7 +203,7 @@ def test_claims_are_holm_adjusted_within_each_study(smoke_run):
     # each study's claims.csv holds its own claims, Holm-adjusted over the study's non-exact claims
     work, _ = smoke_run
     tables = {name: pd.read_csv(work / RESULTS / name / "tables" / "claims.csv") for name in SMOKE.studies}
-    assert [list(t["id"]) for t in tables.values()] == [[c["id"] for c in study.claims] for study in SMOKE.studies.values()]
+    assert [list(t["id"]) for t in tables.values()] == [[c.id for c in study.claims] for study in SMOKE.studies.values()]
     for name, table in tables.items():
         exact = table["estimand"] == "exact"
         assert table.loc[exact, "p_value"].isna().all() and table.loc[exact, "family"].isna().all()

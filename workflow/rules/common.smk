@@ -28,7 +28,7 @@ RUN_BY_HASH = {run.hash: run for runs in RUNS.values() for run in runs.values()}
 # plan is a run of the config (its train job exists; only the rounds ask for it).
 ADAPTIVE = {}
 for _name, _study in STUDIES.items():
-    _block = design.settings(CFG.raw["studies"][_name])
+    _block = design.adaptive_block(CFG.raw["studies"][_name])
     if _block is not None:
         try:
             adaptive.check(_study, _block)
@@ -186,14 +186,17 @@ def analysis_json(wildcards):
 
 def family_json(wildcards):
     """What the claims' verdicts depend on beyond the results: every study's factors and claims
-    (one error family; studies in name order, as per_study_by_name lists their summaries) and the
-    stats settings."""
+    (studies in name order, as per_study_by_name lists their summaries), the stats settings (the
+    error family among them) and the plugins (which may register claim kinds)."""
     studies = {
-        name: {"factors": study.factor_names, "claims": study.claims}
+        name: {"factors": study.factor_names, "claims": study.to_dict()["claims"]}
         | adaptive_design(name)
         for name, study in STUDIES.items()
     }
-    return json.dumps({"stats": CFG.stats, "studies": studies}, sort_keys=True)
+    return json.dumps(
+        {"stats": CFG.stats, "studies": studies, "plugins": CFG.raw.get("plugins", [])},
+        sort_keys=True,
+    )
 
 
 def adaptive_design(name):
