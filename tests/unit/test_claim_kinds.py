@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ablation import adaptive, claims, kinds, plan, report
+from ablation import adaptive, claims, kinds, plan, report, settings
 from ablation import config as C
 
 
@@ -78,3 +78,11 @@ def test_the_plan_the_rounds_and_the_report_read_it_as_they_read_a_built_in_kind
     assert report.estimate_unit(claim) == "test accuracy (0 to 1)"
     assert report.estimate_text({"estimate": 0.5}, claim) == "50.0 %"
     assert np.isfinite(rows[0]["p_sup"])
+
+
+def test_the_schema_lists_the_built_in_kinds_as_its_examples():
+    """The schema's `kind` examples (what a reader of the schema sees) are the kinds ablation.kinds
+    itself registers, in order; a plugin's or a test's kinds join the registry, not the schema."""
+    built_in = [name for name, kind in kinds.CLAIM_KINDS.items() if kind.__module__ == "ablation.kinds"]
+    assert settings.schema()["definitions"]["claim"]["properties"]["kind"]["examples"] == built_in
+    assert "at_most_under_test" in kinds.CLAIM_KINDS and "at_most_under_test" not in built_in
