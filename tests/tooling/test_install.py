@@ -40,7 +40,10 @@ def test_the_package_alone_imports_ablation_and_runs_the_smoke_study_as_a_module
     venv = tmp_path / "venv"
     _run([shutil.which("python3.11") or sys.executable, "-m", "venv", str(venv)], tmp_path, env)
     python = venv / "bin" / "python"
-    _run([python, "-m", "pip", "install", "--quiet", str(REPO)], tmp_path, env)
+    source = tmp_path / "source"  # what the package is built from (pip builds in the tree it is given)
+    shutil.copytree(REPO / "scripts", source / "scripts", ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", source)
+    _run([python, "-m", "pip", "install", "--quiet", str(source)], tmp_path, env)
 
     installed = {line.split("==")[0].lower() for line in _run([python, "-m", "pip", "freeze"], tmp_path, env).stdout.split()}
     assert {"torch", "snakemake", "snakemake-executor-plugin-slurm", "transformer-ablation"} <= installed
