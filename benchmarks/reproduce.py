@@ -112,6 +112,12 @@ def find_report(work: Path) -> Path | None:
     return found[0] if found else None
 
 
+def megabytes(folder: Path) -> float:
+    """The size of the files under ``folder`` (links not followed), in MB."""
+    total = sum((Path(d) / f).lstat().st_size for d, _, files in os.walk(folder) for f in files)
+    return round(total / 1e6, 1)
+
+
 def pytest_summary(log: Path) -> str:
     """The last line pytest printed (its counts and time), from the log."""
     lines = [x.strip("= ") for x in log.read_text(errors="replace").splitlines() if " in " in x and "passed" in x]
@@ -162,6 +168,11 @@ def main(argv=None) -> int:
     rec["report_exists"] = report is not None
     rec["studies"] = collect_results(report.parent.parent / "results") if report else {}
     rec["ok"] = rc == 0 and rec["report_exists"]
+    if report:  # what the run left on disk: the venv, the run store, the config's tables, figures and report
+        out = report.parent.parent
+        rec["disk_mb"] = {"venv": megabytes(work / ".venv"), "run store": megabytes(work / "results" / "runs"),
+                          "tables, figures, report": megabytes(out / "results") + megabytes(out / "reports")
+                          - (megabytes(work / "results" / "runs") if out == work else 0)}  # fmt: skip
     if args.test and rec["ok"]:
         env = {k: v for k, v in os.environ.items() if k not in ("CI", "RUN_SLOW")}
         with Meter() as suite:
@@ -215,6 +226,8 @@ def render(rec: dict) -> str:
     if s:
         out.append(f"| `make test` (the default suite: {s['pytest']}) | **{s['wall_s'] / 60:.1f} min** | "
                    f"{s['cpu_s']:.0f} s | {busy(s)} |")  # fmt: skip
+    if "disk_mb" in rec:
+        out += ["", "On disk afterwards: " + ", ".join(f"{k} {v:.0f} MB" for k, v in rec["disk_mb"].items()) + "."]
     out += ["", f"Finished: {'yes' if rec['ok'] else 'NO'}; report written: {'yes' if rec['report_exists'] else 'no'}.",
             "", "| study | runs | ok | diverged | Σ training seconds |", "| --- | --- | --- | --- | --- |"]  # fmt: skip
     for name, s in rec["studies"].items():
