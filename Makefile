@@ -10,6 +10,8 @@ SNAKEMAKE := $(BIN)/snakemake
 
 .PHONY: venv plan reproduce resume test test-all lint snakemake-report verify bench clean-results gc migrate compare reference
 
+## .venv from the full lock (requirements.txt: the runtime dependencies and the test tools), then this
+## package, editable and without resolving its dependencies again (the lock pinned them).
 venv: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt pyproject.toml

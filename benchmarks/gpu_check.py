@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import datetime as dt
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ import yaml
 from ablation import settings as S
 from ablation.data import make_order_data
 from ablation.train import train_run
+from measured import line, stamp  # benchmarks/measured.py, beside this script
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -90,7 +90,9 @@ def render(rows: list[dict], pipe: dict, epochs: int) -> str:
     lines = [
         "# GPU check",
         "",
-        f"Written by `benchmarks/gpu_check.py` on {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC: "
+        line(stamp()),
+        "",
+        "Written by `benchmarks/gpu_check.py`: "
         f"{torch.cuda.get_device_name(0)}, torch {torch.__version__} (CUDA {torch.version.cuda}).",
         "",
         f"## Per-run training time, {epochs} epochs (fastest of two; CPU at 1 thread)",

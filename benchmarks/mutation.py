@@ -32,7 +32,7 @@ import time
 
 from mutation_harness.fork_cost import fork_cost
 from mutation_harness.modules import MODULES, REPO, git, out_of_date
-from mutation_harness.render import render
+from mutation_harness.render import file_stamp, render
 from mutation_harness.runs import WORK, carry_on, collect, run_module, stopped_run_seconds
 
 JSON = REPO / "benchmarks" / "mutation.json"
@@ -99,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
                               "carry_on": args.carry_on}  # fmt: skip
         JSON.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     data["modules"] = {k: data["modules"][k] for k in MODULES if k in data["modules"]}
+    data["measured"] = file_stamp(data)
+    JSON.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     MD.write_text(render(data))
     return 0
 

@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""How long the README's main command takes: `make reproduce` in a fresh clone, timed and checked.
+"""How long the README's commands take: `make reproduce` in a fresh clone, timed and checked.
 
-    python3 benchmarks/reproduce.py                 # clone HEAD into a temp folder, `make reproduce` there
-    python3 benchmarks/reproduce.py --config config/smoke.yaml --out-dir /tmp/r   # a quick trial
+    python3 benchmarks/reproduce.py                                   # the default config: reproduce.md
+    python3 benchmarks/reproduce.py --config config/smoke.yaml --test  # the quick look, then `make test`:
+                                                                      # reproduce-smoke.md
+    python3 benchmarks/reproduce.py --render benchmarks/reproduce.json  # re-render the .md, no new numbers
 
-Writes benchmarks/reproduce.md (and reproduce.json): wall time of building .venv and of the pipeline,
-the machine (CPU, cores) and how busy it was meanwhile (other processes' share of the CPU), the number
-of runs per study, the sum of in-run training seconds, and the claim verdicts of the finished report —
-so the README's reproduction time is always a measured number. Standard library only (it runs before
-.venv exists). Uses the committed HEAD: uncommitted changes are not measured (the output says so).
+Writes benchmarks/reproduce.md and reproduce.json for the default config, reproduce-<config>.md/.json
+for another: wall time of building .venv and of the pipeline (and with --test of `make test`, the
+default suite), the machine (CPU, cores) and how busy it was meanwhile (other processes' share of the
+CPU), the number of runs per study, the sum of in-run training seconds, and the claim verdicts of the
+finished report, so that the README's times are measured numbers. Each output carries its stamp
+(benchmarks/measured.py): the commit cloned and the date. Standard library only (it runs before .venv
+exists). Uses the committed HEAD: uncommitted changes are not measured (the output says so).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from measured import line
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -84,9 +90,9 @@ def read_csv(path: Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
-def collect_results(work: Path) -> dict:
+def collect_results(results: Path) -> dict:
     studies = {}
-    for summary in sorted(work.glob("results/*/summary.csv")):
+    for summary in sorted(results.glob("*/summary.csv")):
         rows = read_csv(summary)
         claims_csv = summary.parent / "tables" / "claims.csv"
         claims = read_csv(claims_csv) if claims_csv.is_file() else []
@@ -100,12 +106,41 @@ def collect_results(work: Path) -> dict:
     return studies
 
 
+def find_report(work: Path) -> Path | None:
+    """The report the run wrote: reports/ under the config's outdir (the clone itself, or a folder of it)."""
+    found = [*work.glob("reports/ablation_report.html"), *work.glob("*/reports/ablation_report.html")]
+    return found[0] if found else None
+
+
+def megabytes(folder: Path) -> float:
+    """The size of the files under ``folder`` (links not followed), in MB."""
+    total = sum((Path(d) / f).lstat().st_size for d, _, files in os.walk(folder) for f in files)
+    return round(total / 1e6, 1)
+
+
+def pytest_summary(log: Path) -> str:
+    """The last line pytest printed (its counts and time), from the log."""
+    lines = [x.strip("= ") for x in log.read_text(errors="replace").splitlines() if " in " in x and "passed" in x]
+    return lines[-1] if lines else "(no pytest summary in the log)"
+
+
+def outputs(out_dir: Path, config: str) -> tuple[Path, Path]:
+    """reproduce.md/.json for the default config, reproduce-<name>.md/.json for another."""
+    name = "reproduce" if config == "config/config.yaml" else f"reproduce-{Path(config).stem}"
+    return out_dir / f"{name}.md", out_dir / f"{name}.json"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--config", default="config/config.yaml", help="CONFIG passed to make (default: the default one)")
-    ap.add_argument("--out-dir", type=Path, default=HERE, help="where reproduce.md/.json go (default: benchmarks/)")
+    ap.add_argument("--test", action="store_true", help="then time `make test` in the same clone")
+    ap.add_argument("--out-dir", type=Path, default=HERE, help="where the .md/.json go (default: benchmarks/)")
     ap.add_argument("--keep", action="store_true", help="keep the clone (its path is printed)")
+    ap.add_argument("--render", type=Path, metavar="JSON", help="only re-render the .md beside JSON from it")
     args = ap.parse_args(argv)
+    if args.render:
+        args.render.with_suffix(".md").write_text(render(json.loads(args.render.read_text())))
+        return 0
 
     head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                           check=True).stdout.strip()  # fmt: skip
@@ -117,7 +152,8 @@ def main(argv=None) -> int:
     print(f"reproduce: cloning {head} into {work}; log {log}", flush=True)
     subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(REPO), str(work)], check=True)
     py = shutil.which("python3.11") or sys.executable
-    rec = {"started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    rec = {"started": started, "measured": {"commit": head, "date": started, "dirty": False},
            "commit": head, "uncommitted_changes_not_measured": dirty, "config": args.config,
            "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "platform": platform.platform(),
                        "python": platform.python_version()}}  # fmt: skip
@@ -128,13 +164,30 @@ def main(argv=None) -> int:
         with Meter() as pipe:
             rc = sh(["make", "reproduce", f"CONFIG={args.config}"], work, log)
         rec["pipeline"] = pipe.record() | {"rc": rc}
-    rec["report_exists"] = (work / "reports" / "ablation_report.html").is_file()
-    rec["studies"] = collect_results(work)
+    report = find_report(work)
+    rec["report_exists"] = report is not None
+    rec["studies"] = collect_results(report.parent.parent / "results") if report else {}
     rec["ok"] = rc == 0 and rec["report_exists"]
+    if report:  # what the run left on disk: the venv, the run store, the config's tables, figures and report
+        out = report.parent.parent
+        rec["disk_mb"] = {"venv": megabytes(work / ".venv"), "run store": megabytes(work / "results" / "runs"),
+                          "tables, figures, report": megabytes(out / "results") + megabytes(out / "reports")
+                          - (megabytes(work / "results" / "runs") if out == work else 0)}  # fmt: skip
+    if args.test and rec["ok"]:
+        env = {k: v for k, v in os.environ.items() if k not in ("CI", "RUN_SLOW")}
+        with Meter() as suite:
+            with log.open("a") as fh:
+                fh.write("\n$ make test\n")
+                fh.flush()
+                test_rc = subprocess.run(["make", "test"], cwd=work, env=env, stdout=fh,
+                                         stderr=subprocess.STDOUT).returncode  # fmt: skip
+        rec["test"] = suite.record() | {"rc": test_rc, "pytest": pytest_summary(log)}
+        rec["ok"] = test_rc == 0
+    md, js = outputs(args.out_dir, args.config)
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "reproduce.json").write_text(json.dumps(rec, indent=1) + "\n")
-    (args.out_dir / "reproduce.md").write_text(render(rec))
-    print((args.out_dir / "reproduce.md").read_text())
+    js.write_text(json.dumps(rec, indent=1) + "\n")
+    md.write_text(render(rec))
+    print(md.read_text())
     if not rec["ok"]:
         print(f"reproduce: FAILED (exit {rc}); see {log}", file=sys.stderr)
     if args.keep or not rec["ok"]:
@@ -152,10 +205,12 @@ def busy(m: dict) -> str:
 
 def render(rec: dict) -> str:
     m = rec["machine"]
-    out = ["# Reproduction time", "",
-           f"Produced by `python3 benchmarks/reproduce.py` on {rec['started']}: a fresh `git clone` of commit "
-           f"{rec['commit']}, then the README's command `make reproduce` (CONFIG={rec['config']}). "
-           "Do not edit by hand: re-run the script.", "",
+    default = rec["config"] == "config/config.yaml"
+    out = ["# Reproduction time" + ("" if default else f" of {rec['config']}"), "", line(rec["measured"]), "",
+           f"Produced by `python3 benchmarks/reproduce.py{'' if default else ' --config ' + rec['config']}"
+           f"{' --test' if 'test' in rec else ''}`: a fresh `git clone` of commit {rec['commit']}, then the README's "
+           f"commands `make venv` and `make reproduce CONFIG={rec['config']}`"
+           f"{', then `make test`' if 'test' in rec else ''}. Do not edit by hand: re-run the script.", "",
            f"- Machine: {m['cpu']}, {m['cores']} cores; {m['platform']}; Python {m['python']}"]  # fmt: skip
     if rec["uncommitted_changes_not_measured"]:
         out.append("- Note: the working tree had uncommitted changes; they were not part of the measured clone.")
@@ -166,7 +221,13 @@ def render(rec: dict) -> str:
     if p:
         out.append(f"| `make reproduce` (every study, report) | **{p['wall_s'] / 60:.1f} min** | {p['cpu_s']:.0f} s | "
                    f"{busy(p)} |")  # fmt: skip
-        out.append(f"| total | **{(v['wall_s'] + p['wall_s']) / 60:.1f} min** | | |")
+        out.append(f"| venv and reproduce | **{(v['wall_s'] + p['wall_s']) / 60:.1f} min** | | |")
+    s = rec.get("test")
+    if s:
+        out.append(f"| `make test` (the default suite: {s['pytest']}) | **{s['wall_s'] / 60:.1f} min** | "
+                   f"{s['cpu_s']:.0f} s | {busy(s)} |")  # fmt: skip
+    if "disk_mb" in rec:
+        out += ["", "On disk afterwards: " + ", ".join(f"{k} {v:.0f} MB" for k, v in rec["disk_mb"].items()) + "."]
     out += ["", f"Finished: {'yes' if rec['ok'] else 'NO'}; report written: {'yes' if rec['report_exists'] else 'no'}.",
             "", "| study | runs | ok | diverged | Σ training seconds |", "| --- | --- | --- | --- | --- |"]  # fmt: skip
     for name, s in rec["studies"].items():

@@ -47,6 +47,7 @@ from harness.e2e import section_e2e, section_overhead
 from harness.levers import section_levers
 from harness.report import evaluate_checks, evaluate_goals, machine, versions, write_outputs
 from harness.scale import section_scale
+from measured import stamp
 from harness.training import section_speed
 
 SECTIONS = ("e2e", "speed", "scale", "levers")
@@ -80,6 +81,7 @@ def main(argv=None) -> int:
         "quick": args.quick,
         "cores": args.cores,
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "measured": stamp(),
         "machine": machine(),
         "versions": versions(),
         "sections": {},

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import platform
-import subprocess
 from importlib import metadata
 from pathlib import Path
 
 import jinja2
+from measured import line as stamp_line  # benchmarks/measured.py (run.py's folder is on the path)
 
-from .common import BUSY_SHARE, FORK_VAR, GOALS, NCPU, REPO
+from .common import BUSY_SHARE, FORK_VAR, GOALS, NCPU
 from .e2e import OVERHEAD_ROWS
 from .e2e import view as e2e_view
 from .levers import view as levers_view
@@ -44,15 +44,11 @@ def machine() -> dict:
                 mem = int(line.split()[1]) / 1024**2
     except OSError:
         pass
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain"], capture_output=True, text=True)
     return {
         "cpu": cpu,
         "cores": NCPU,
         "mem_gb": mem,
         "platform": platform.platform(),
-        "git_commit": commit.stdout.strip() or None,
-        "git_dirty": bool(dirty.stdout.strip()),
     }
 
 
@@ -190,6 +186,7 @@ def render(R: dict) -> str:
     e2e, ov, sp, sc, lv = (S.get(k) for k in ("e2e", "overhead", "speed", "scale", "levers"))
     return env.get_template("results.md.j2").render(
         R,
+        measured_line=stamp_line(R["measured"]),
         busy=[k for k, v in R["busy_sections"].items() if v],
         busy_share=BUSY_SHARE,
         fork_var=FORK_VAR,

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from measured import line as stamp_line  # benchmarks/measured.py: mutation.py's folder is on the path
+
 from .modules import DEFAULT_GOAL, GOAL, MODULES, git, out_of_date
 from .runs import LOAD_EVERY
 from .survivors import EQUIVALENT, LEFT_ALONE
@@ -21,9 +23,21 @@ def _partial(counts: dict) -> str:
     return f" (partial: {counts['not checked']} not yet tested)" if counts.get("not checked") else ""
 
 
+def file_stamp(data: dict) -> dict:
+    """The file's stamp as a whole (benchmarks/measured.py): its oldest row's commit and date, so that
+    the file counts as current only while every row does."""
+    rows = list(data["modules"].values())
+    oldest = min(rows, key=lambda r: int(git("log", "-1", "--format=%ct", r["commit"].removesuffix("-dirty"))))
+    return {"commit": oldest["commit"].removesuffix("-dirty"), "dirty": oldest["commit"].endswith("-dirty"),
+            "date": oldest["measured_at"].replace("T", " ")[:16] + " UTC",
+            "note": "(The oldest row's; each row gives its own commit.)"}  # fmt: skip
+
+
 def render(data: dict) -> str:
     lines = [
         "# Mutation score of the modules that decide results",
+        "",
+        stamp_line(file_stamp(data)),
         "",
         "Written by `make mutation` (`benchmarks/mutation.py`): mutmut plants one small bug at a time in a",
         "module and runs that module's unit tests against it. *killed*: some test failed; *survived*: every",

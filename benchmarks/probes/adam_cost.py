@@ -30,6 +30,9 @@ import torch
 
 import ablation.train  # noqa: F401  (what the fork server imports before it forks)
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: measured.py
+from measured import stamp  # noqa: E402
+
 if os.environ.get("ADAM_COST_PRELOAD_DYNAMO") == "1":  # set for the server that also imports torch._dynamo
     import torch._dynamo  # noqa: F401
 
@@ -175,7 +178,7 @@ def cli(argv=None) -> int:
     print(f"\nparameters after {args.steps + 1} steps: {'bit-identical' if len(hashes) == 1 else 'DIFFER'} "
           f"across every implementation and launcher")  # fmt: skip
     if args.out:
-        args.out.write_text(json.dumps(rows, indent=1))
+        args.out.write_text(json.dumps({"measured": stamp(), "rows": rows}, indent=1))
     return 0 if len(hashes) == 1 else 1
 
 

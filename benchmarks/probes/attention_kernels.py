@@ -13,14 +13,18 @@ interleaved within each repeat.
 from __future__ import annotations
 
 import argparse
-import datetime
 import math
 import os
+import sys
 import time
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: measured.py
+
+from measured import line, stamp  # noqa: E402
 
 
 def sdpa(q, k, v):  # [B, H, T, dh] -> [B, H, T, dh]: the model's kernel
@@ -78,14 +82,15 @@ def main(argv=None) -> int:
             rows.append((seq_len, heads, best))
             print(rows[-1], flush=True)
     load1 = os.getloadavg()[0]
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     names = list(KERNELS)
     lines = [
         "# One attention layer on a CPU core: scaled_dot_product_attention against the explicit and outer-product forms",
         "",
+        line(stamp()),
+        "",
         f"Written by `python benchmarks/probes/attention_kernels.py --batch {args.batch} --d-model {args.d_model} "
         f"--seq-lens {' '.join(map(str, args.seq_lens))} --heads {' '.join(map(str, args.heads))} "
-        f"--repeats {args.repeats}` on {now}, torch {torch.__version__}, 1 thread; load average {load0:.1f} "
+        f"--repeats {args.repeats}`: torch {torch.__version__}, 1 thread; load average {load0:.1f} "
         f"before and {load1:.1f} after. Forward + backward of one attention layer, fastest of {args.repeats}, "
         "kernels interleaved; in brackets each time divided by scaled_dot_product_attention's.",
         "",

@@ -19,7 +19,6 @@ final weights depend on how many members share the batch (S = 1 against S = memb
 from __future__ import annotations
 
 import argparse
-import datetime
 import math
 import os
 import sys
@@ -30,6 +29,9 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: measured.py
+
+from measured import line, stamp  # noqa: E402
 
 from ablation.data import make_order_data  # noqa: E402
 from ablation.model import build_model, sinusoidal_encoding  # noqa: E402
@@ -157,13 +159,14 @@ def main(argv=None) -> int:
             print(rows[-1], flush=True)
     load1 = os.getloadavg()[0]
     total_alone, total_batched = sum(r[2] for r in rows), sum(r[3] for r in rows)
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# The hand-batched layout: a cell's seeds in one batched run against one run after another",
         "",
+        line(stamp()),
+        "",
         f"Written by `python benchmarks/probes/batched_probe.py --members {args.members} --epochs {args.epochs} "
         f"--repeats {args.repeats} --seq-lens {' '.join(map(str, args.seq_lens))} "
-        f"--heads {' '.join(map(str, args.heads))}` on {now}, torch {torch.__version__}, 1 thread; load average "
+        f"--heads {' '.join(map(str, args.heads))}`: torch {torch.__version__}, 1 thread; load average "
         f"{load0:.1f} before and {load1:.1f} after. Fastest of {args.repeats}, alone and batched interleaved.",
         "",
         f"{args.members} seeds of one cell (2-block post-norm encoder, sinusoidal, d_model 16, n_train 400), "

@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
 """Which bets of the betting e-process decide soonest without erring?
 
-    python benchmarks/probes/bets.py [--n-sims 4000] [--max-seeds 40]
+    python benchmarks/probes/bets.py [--n-sims 4000] [--max-seeds 40] [--out benchmarks/probes/bets.md]
 
 The e-process in ``ablation.sequential`` truncates its bets at c / m (c = ``C_TRUNCATE``). This
 probe compares single truncations from 0.5 to 0.95, equal-weight mixtures over a grid of them, and a
 Beta(1, 1) mixture martingale on 0/1 outcomes (``mixture_log_capital``, built here and not a claim's
 rule): per rule, the mean number of seeds until the right verdict's p first reaches each level the
 default config's claims meet, under unimodal, bound-touching and 5-30 % mixture seeds; and each
-rule's wrong-verdict rate under the boundary nulls. Prints the tables.
+rule's wrong-verdict rate under the boundary nulls. Prints the tables (--out: also as Markdown, stamped).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -22,8 +23,10 @@ import pandas as pd
 from scipy import special
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: measured.py
 
 from ablation import sequential  # noqa: E402 (the package lives under scripts/)
+from measured import line, stamp  # noqa: E402
 
 
 def _beta(rng, mean: float, concentration: float, size) -> np.ndarray:
@@ -161,21 +164,28 @@ def main(argv=None) -> int:
     ap.add_argument("--max-seeds", type=int, default=40)
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path, help="also write the output as Markdown here (bets.md), with its stamp")
     args = ap.parse_args(argv)
+    load = os.getloadavg()[0]
     speed, errors = bets(args.n_sims, args.max_seeds, args.alpha, args.seed)
     speed = pd.DataFrame(speed)
-    print(f"Mean seeds until the right verdict's p reaches each level ({args.n_sims} sequences of at most "
-          f"{args.max_seeds} seeds; never: {args.max_seeds + 1}):")  # fmt: skip
+    out = [f"Mean seeds until the right verdict's p reaches each level ({args.n_sims} sequences of at most "
+           f"{args.max_seeds} seeds; never: {args.max_seeds + 1}):"]  # fmt: skip
     for level, rows in speed.groupby("level", sort=False):
-        print(f"\nlevel {level:g}")
-        print(rows.pivot(index="scenario", columns="rule", values="mean_seeds").round(2).to_string())
+        out += [f"\nlevel {level:g}", rows.pivot(index="scenario", columns="rule", values="mean_seeds").round(2).to_string()]
     kind = speed["scenario"].str.split(":").str[0]
     score = speed.groupby([speed["rule"], kind], sort=False)["mean_seeds"].mean().unstack()
     score["all"] = speed.groupby("rule", sort=False)["mean_seeds"].mean()
-    print("\nMean seeds over the scenarios and levels (fewer is better; beta(1,1) reads 0/1 outcomes only):")
-    print(score.round(3).sort_values("outcomes").to_string())
-    print(f"\nWrong verdicts under the boundary nulls (p <= {args.alpha:g} after any seed):")
-    print(pd.DataFrame(errors).round(4).to_string(index=False))
+    out += ["\nMean seeds over the scenarios and levels (fewer is better; beta(1,1) reads 0/1 outcomes only):",
+            score.round(3).sort_values("outcomes").to_string(),
+            f"\nWrong verdicts under the boundary nulls (p <= {args.alpha:g} after any seed):",
+            pd.DataFrame(errors).round(4).to_string(index=False)]  # fmt: skip
+    text = "\n".join(out)
+    print(text)
+    if args.out:
+        command = " ".join(["python benchmarks/probes/bets.py", *(argv if argv is not None else sys.argv[1:])])
+        args.out.write_text(f"# Bets of the betting e-process: seeds to a verdict and wrong-verdict rates\n\n"
+                            f"{line(stamp())}\n\n```\n$ {command}   # load {load:.2f}\n{text}\n```\n")  # fmt: skip
     return 0
 
 

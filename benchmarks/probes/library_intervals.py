@@ -16,8 +16,6 @@ equal bit for bit and the largest difference.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import subprocess
 import sys
 from pathlib import Path
 
@@ -27,8 +25,10 @@ from statsmodels.stats.proportion import proportion_confint
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # measured.py
 
 from ablation import intervals  # noqa: E402 (the package lives under scripts/)
+from measured import line, stamp  # noqa: E402
 
 CONFIDENCES = (0.9, 0.95, 0.99)
 
@@ -68,12 +68,9 @@ def compare(draws: int, seed: int = 0) -> list[dict]:
 
 
 def render(rows: list[dict], draws: int) -> str:
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    if subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "scripts"], capture_output=True, text=True).stdout.strip():
-        commit += " (with uncommitted changes to scripts/)"
-    lines = ["# Library intervals against the package's (bit for bit)", "",
-             f"Measured {dt.date.today().isoformat()} at commit {commit}: {draws} binomial draws per confidence, "
-             f"{max(1, draws // 20)} p-value families. Command: `python benchmarks/probes/library_intervals.py --draws {draws}`.",
+    lines = ["# Library intervals against the package's (bit for bit)", "", line(stamp()), "",
+             f"{draws} binomial draws per confidence, {max(1, draws // 20)} p-value families. Command: "
+             f"`python benchmarks/probes/library_intervals.py --draws {draws}`.",
              "", "| package function | library | values equal bit for bit | largest difference |", "| --- | --- | --- | --- |"]  # fmt: skip
     lines += [f"| {r['what']} | `{r['library']}` | {100 * r['equal']:.2f} % | {r['largest_difference']:.3g} |" for r in rows]
     return "\n".join(lines) + "\n"

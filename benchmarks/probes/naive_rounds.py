@@ -25,8 +25,6 @@ keep alpha, re-testing the interval does not.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import subprocess
 import sys
 from pathlib import Path
 
@@ -35,8 +33,10 @@ import pandas as pd
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # measured.py
 
 from ablation import claims, intervals  # noqa: E402 (the package lives under scripts/)
+from measured import line, stamp  # noqa: E402
 from ablation.config import check_claims  # noqa: E402
 from ablation.kinds import Claim  # noqa: E402
 
@@ -197,10 +197,10 @@ def main(argv=None) -> int:
     text = render(args)
     print(text, end="")
     if args.out is not None:
-        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-        head = (f"Measured {dt.date.today().isoformat()} at commit {commit}: python benchmarks/probes/naive_rounds.py "
-                f"--n-sims {args.n_sims} --start {args.start} --batch {args.batch} --max-seeds {args.max_seeds}")  # fmt: skip
-        args.out.write_text(f"# Adaptive rounds against re-testing a fixed-n interval\n\n{head}\n\n```\n{text}```\n", encoding="utf-8")
+        command = (f"python benchmarks/probes/naive_rounds.py --n-sims {args.n_sims} --start {args.start} "
+                   f"--batch {args.batch} --max-seeds {args.max_seeds} --alpha {args.alpha:g} --seed {args.seed}")  # fmt: skip
+        args.out.write_text(f"# Adaptive rounds against re-testing a fixed-n interval\n\n{line(stamp())}\n\n```\n$ {command}\n"
+                            f"{text}```\n", encoding="utf-8")  # fmt: skip
     return 0
 
 

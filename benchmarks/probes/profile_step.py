@@ -13,7 +13,6 @@ ops dispatched per training step, and the ops with the most self CPU time.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import sys
@@ -25,6 +24,10 @@ from torch.profiler import ProfilerActivity, profile
 from ablation import settings as S
 from ablation.data import make_order_data
 from ablation.train import train_run
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: measured.py
+
+from measured import line, stamp  # noqa: E402
 
 KINDS = ("attention kernel", "matrix products", "everything else")
 
@@ -45,13 +48,15 @@ def kept_bound(rows: list[dict], kept: tuple = KINDS[:1]) -> tuple[float, float]
     return kept_us / step, step / kept_us
 
 
-def render(rows: list[dict], load: list, command: str = "python benchmarks/probes/profile_step.py") -> str:
+def render(rows: list[dict], load: list, measured: dict, command: str = "python benchmarks/probes/profile_step.py") -> str:
     share, bound = kept_bound(rows, KINDS[:1])
     share2, bound2 = kept_bound(rows, KINDS[:2])
     lines = [
         "# Where a training step's time goes",
         "",
-        f"Written by `{command}` on {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, "
+        line(measured),
+        "",
+        f"Written by `{command}`: "
         f"torch {torch.__version__}, 1 thread; load average {load[0]:.1f} before and {load[1]:.1f} after (shares "
         "of self CPU time under torch.profiler; a busy machine inflates every op alike).",
         "",
@@ -129,8 +134,9 @@ def main(argv=None) -> int:
                 print(f"  {op['share']:6.1%}  {op['calls_per_step']:5.1f}/step  {op['op']}")
     load.append(os.getloadavg()[0])
     command = "python benchmarks/probes/profile_step.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    args.out.write_text(render(rows, load, command.strip()))
-    args.out.with_suffix(".json").write_text(json.dumps({"load": load, "rows": rows}, indent=1))
+    measured = stamp()
+    args.out.write_text(render(rows, load, measured, command.strip()))
+    args.out.with_suffix(".json").write_text(json.dumps({"measured": measured, "load": load, "rows": rows}, indent=1))
     return 0
 
 

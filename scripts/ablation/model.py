@@ -202,7 +202,7 @@ class Causal(Bidirectional):
         return _causal_mask(T)
 
 
-@functools.cache  # built once per length, not per layer and step (benchmarks/results.md, section "profile")
+@functools.cache  # built once per length and shared by every layer and step; no benchmark section times it
 def _causal_mask(T: int) -> torch.Tensor:
     with torch.inference_mode(False):  # a normal tensor even when first built during evaluation
         return torch.full((T, T), -math.inf).triu(1)  # 0 on and below the diagonal, -inf above

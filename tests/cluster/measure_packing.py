@@ -41,6 +41,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import slurm_records as sr  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))  # measured.py: the stamp
+from measured import line, stamp  # noqa: E402
+
 VARIANTS = ("local", "unpacked", "packed", "grouped")
 
 
@@ -171,12 +174,14 @@ def per_job(r: dict) -> str:
     return f"{r['mean_train_job_s']:.0f} s"
 
 
-def write_report(path: Path, rows: list[dict], env: dict, config: str, group_size: int) -> None:
+def write_report(path: Path, rows: list[dict], env: dict, config: str, group_size: int, measured: dict) -> None:
     by = {r["variant"]: r for r in rows}
     lines = [
         "# Packing training jobs into SLURM submissions",
         "",
-        f"Measured by `tests/cluster/measure_packing.py` on {env['date']}: config `{config}`, each "
+        line(measured),
+        "",
+        f"Written by `tests/cluster/measure_packing.py`: config `{config}`, each "
         "variant from scratch in a temp copy of the project, on the single-node test cluster of "
         "`tests/cluster/slurm.sh`.",
         "",
@@ -263,7 +268,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.from_json:
         saved = json.loads(args.from_json.read_text())
-        write_report(args.out, saved["rows"], saved["env"], saved["config"], saved["group_size"])
+        write_report(args.out, saved["rows"], saved["env"], saved["config"], saved["group_size"], saved["measured"])
         print(args.out.read_text())
         return 0
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
@@ -283,14 +288,15 @@ def main() -> int:
             return 1
         partition = up.stdout.strip().splitlines()[-1]
     try:
+        measured = stamp()
         env = environment()
         rows = [measure(v, args.config, args.group_size, partition, args.timeout) for v in variants]
     finally:
         if started:
             sr.slurm_sh("down")
-    saved = {"env": env, "config": args.config, "group_size": args.group_size, "rows": rows}
+    saved = {"measured": measured, "env": env, "config": args.config, "group_size": args.group_size, "rows": rows}
     args.out.with_suffix(".json").write_text(json.dumps(saved, indent=1) + "\n")
-    write_report(args.out, rows, env, args.config, args.group_size)
+    write_report(args.out, rows, env, args.config, args.group_size, measured)
     print(args.out.read_text())
     by = {r["variant"]: r for r in rows}
     if "packed" in by and "unpacked" in by:

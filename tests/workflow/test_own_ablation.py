@@ -1,4 +1,4 @@
-"""Your own ablation: the README's section "Use it on your own ablation", run as written in a fresh
+"""Your own ablation: docs/own-ablation.md's block, run as written in a fresh
 folder (``ABLATION`` set to this checkout, the module's source: no network), deploys the pipeline
 as a Snakemake module beside a plugin that registers a positional encoding and a task of its own;
 the real Snakemake run trains, aggregates and writes the report there, whose tables name both.
@@ -23,14 +23,14 @@ import pytest
 from ablation import outputs
 from conftest import BIN, REPO, snakemake
 
-SECTION = re.search(r"^## Use it on your own ablation\n(.*?)^## ", (REPO / "README.md").read_text(), re.S | re.M)[1]
+SECTION = re.search(r"^## Step by step\n(.*?)^## ", (REPO / "docs" / "own-ablation.md").read_text(), re.S | re.M)[1]
 BLOCK = re.search(r"```bash\n(.*?)```", SECTION, re.S)[1]
 ABLATION_LINE = BLOCK.splitlines()[0]
 RUN_LINE = "$ABLATION/.venv/bin/snakemake --cores all"
 
 
 def _follow(folder, upto_run: bool = True) -> subprocess.CompletedProcess:
-    """The README's block in ``folder`` as written, but for its first line (``ABLATION=<this
+    """The page's block in ``folder`` as written, but for its first line (``ABLATION=<this
     checkout>``) and, when Snakemake is not this venv's, the path of the snakemake it calls."""
     assert ABLATION_LINE.startswith("ABLATION=") and BLOCK.rstrip().endswith(RUN_LINE)
     script = BLOCK.replace(ABLATION_LINE, f"ABLATION={REPO}", 1)
@@ -51,7 +51,7 @@ def own(tmp_path_factory):
     return folder / "my-ablation"
 
 
-def test_the_readme_section_runs_the_pipeline_as_a_module_on_a_plugin_variant_and_task(own):
+def test_the_docs_block_runs_the_pipeline_as_a_module_on_a_plugin_variant_and_task(own):
     written = {p.name for p in own.iterdir()} - {".snakemake", "__pycache__"}  # Snakemake's and Python's own
     assert written == {"config", "my_plugin.py", "reports", "results", "workflow"}
     summary = pd.read_csv(own / "results" / "mine" / "summary.csv")

@@ -71,8 +71,8 @@ rule analyze:
         " --summary {input.summary:q} --outdir {params.outdir:q} > {log:q} 2>&1"
 
 
-# Every claim of the config is one error family (Holm over all of them), so each study's verdicts
-# read every study's results.
+# A study's claims are one error family by default (stats.family: study); with stats.family: config every
+# claim of the config is one, so each study's verdicts read every study's results.
 rule claims:
     input:
         summaries=per_study_by_name(f"{RESULTS}/{{study}}/summary.csv"),

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """The default test suite's wall time in two checkouts, side by side on one machine.
 
-    .venv/bin/python benchmarks/suite_time.py BEFORE AFTER [--repeats 2] [--out benchmarks/suite_time.md]
+    .venv/bin/python benchmarks/probes/suite_time.py BEFORE AFTER [--repeats 2] [--out benchmarks/probes/suite_time.md]
+
+It answered one question (did a round of new tests make the suite much slower?), recorded in
+suite_time.md with the probes' index (probes/README.md); run it again for the same question at other
+commits. The output names the checkouts by their commits, not their folders.
 
 Each checkout runs its own ``.venv/bin/python -m pytest -q`` (what ``make test`` runs) from its root,
 the checkouts taking turns (before, after, before, ...) so that the machine's load falls on both
@@ -18,8 +22,10 @@ import platform
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: measured.py
+from measured import line, stamp  # noqa: E402
 
 
 def commit(tree: Path) -> str:
@@ -61,8 +67,11 @@ def main(argv=None) -> int:
     lines = [
         "# The default test suite, before and after",
         "",
-        f"Written by `python benchmarks/suite_time.py {args.before} {args.after} --repeats {args.repeats}` on "
-        f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.processor() or platform.machine()}, {cpus} CPUs. "
+        line(stamp(trees["after"])),
+        "",
+        f"Written by `python benchmarks/probes/suite_time.py BEFORE AFTER --repeats {args.repeats}` (BEFORE at "
+        f"{commit(trees['before'])}, AFTER at {commit(trees['after'])}) on "
+        f"{platform.processor() or platform.machine()}, {cpus} CPUs. "
         "Each checkout ran its own `.venv/bin/python -m pytest -q` (make test), the two taking turns; load is the "
         "1-minute load average before and after each run.",
         "",

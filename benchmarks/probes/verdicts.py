@@ -1,8 +1,16 @@
 #!/usr/bin/env python3
-"""Each claim's verdict under an earlier version of the claims code and under this one, on the same results.
+"""The record of one migration: each claim's verdict under the claims code of 4414afc and under this one.
 
-    .venv/bin/python benchmarks/verdicts.py --config config/config.yaml --results results \\
-        --old-src OLD_CHECKOUT/scripts --old-python OLD_CHECKOUT/.venv/bin/python --out verdicts.md
+    .venv/bin/python benchmarks/probes/verdicts.py --config config/config.yaml --results results \\
+        --old-src OLD_CHECKOUT/scripts --old-python OLD_CHECKOUT/.venv/bin/python \\
+        --out benchmarks/probes/verdicts.md
+
+It answered one question: which verdicts change when the claims move from one Holm family over the
+whole config (4414afc's code) to one family per study with the seed-share rules? Its output,
+verdicts.md, is that answer on the default config's full run. What it knows of the old code belongs to
+that migration alone: the claim keys 4414afc does not know (NEW_KEYS), the call of its
+``evaluate_family`` (OLD_PROGRAM) and the table's words for the old family. Another migration needs its
+own copy of those, not this script run again.
 
 Reads every study of the config whose ``summary.csv`` and ``init_grads.csv`` exist under ``--results``
 (the others are listed as not run). The old verdicts come from ``ablation.claims.evaluate_family`` of
@@ -24,9 +32,12 @@ from pathlib import Path
 import pandas as pd
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "scripts"))
+sys.path.insert(0, str(HERE.parents[1] / "scripts"))
+sys.path.insert(0, str(HERE.parent))  # benchmarks/: measured.py
 
 from ablation import analyze, claims, config, design  # noqa: E402 (the package lives under scripts/)
+from ablation.seed_units import StudyRuns  # noqa: E402
+from measured import line, stamp  # noqa: E402
 
 OLD_PROGRAM = """
 import json, sys
@@ -82,23 +93,29 @@ def main(argv=None) -> int:
     for name, study in cfg.studies.items():
         summary, grads = args.results / name / "summary.csv", args.results / name / "init_grads.csv"
         if summary.is_file() and grads.is_file() and study.claims:
-            covered.append(dict(name=name, summary=str(summary), init_grads=str(grads), claims=study.claims,
+            covered.append(dict(name=name, summary=str(summary), init_grads=str(grads), claims=study.to_dict()["claims"],
                                 factors=study.factor_names))  # fmt: skip
         elif study.claims:
             missing.append(name)
-    family = [(s["name"], s["claims"], analyze.read_table(Path(s["summary"]), s["factors"]),
-               analyze.read_table(Path(s["init_grads"]), s["factors"]), s["factors"]) for s in covered]  # fmt: skip
     designs = {}
     for s in covered:
         block = design.adaptive_block(cfg.raw["studies"][s["name"]])
         if block:
             designs[s["name"]] = {"seeds": list(cfg.studies[s["name"]].seeds), **block}
-    new = claims.evaluate_family(family, cfg.stats, adaptive=designs)
+    family = [StudyRuns(s["name"], analyze.read_table(Path(s["summary"]), s["factors"]), tuple(s["factors"]),
+                        analyze.read_table(Path(s["init_grads"]), s["factors"]), designs.get(s["name"]),
+                        tuple(cfg.studies[s["name"]].claims)) for s in covered]  # fmt: skip
+    new = claims.evaluate_family(family, cfg.stats)
     old = None
     if args.old_src and args.old_python:
         old = old_verdicts(covered, cfg.stats, designs, args.old_src, args.old_python).set_index(["study", "id"])
     lines = [
-        f"Claims of {args.config} on {args.results}: studies covered: {', '.join(s['name'] for s in covered) or 'none'}"
+        "# Verdicts under the claims code of 4414afc and under this one",
+        "",
+        line(stamp()),
+        "",
+        f"Written by `python benchmarks/probes/verdicts.py --config {args.config}` on the results of a full run. "
+        f"Claims of {args.config}: studies covered: {', '.join(s['name'] for s in covered) or 'none'}"
         + (f"; not run: {', '.join(missing)}" if missing else "")
         + f". The new verdicts: Holm over each {cfg.stats.get('family', 'study')}'s non-exact claims; the old ones: "
         "every claim of the config one family.",

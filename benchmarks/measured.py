@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Every measured file the scripts write, the code each measures, and when it was measured.
+
+    python3 benchmarks/measured.py            # each file: its commit and date, and whether it is current
+    python3 benchmarks/measured.py --check    # exit 1 if README.md or docs/*.md cite a number out of step
+
+MEASURED below is the one declaration: each file a script writes (benchmarks/ and tests/cluster/),
+the command that writes it, and the code it measures (files or folders; the writing script is always
+among them). Every such file carries its stamp, written by the script through `stamp` and `line`:
+
+    Measured at commit 1a2b3c4 on 2026-12-03 10:00 UTC.          (Markdown: a line of its own)
+    "measured": {"commit": "1a2b3c4", "date": "...", "dirty": false}   (JSON: a key)
+
+A file is *current* while no commit after its stamp's commit changes the code it measures (a stamp
+taken with uncommitted changes counts as its commit: commit the code, then measure). A page cites a
+measured number when one block of it (a paragraph or a list item) names a declared file and holds a
+number with a unit (12.3 min, 45 s, 98 %, 1.2x). Such a block must name the commit the file's stamp
+gives; and the file must be current, unless the block says in words that its number is "out of date"
+(then the file must indeed be out of date). `--check` lists every block that breaks this;
+tests/tooling/test_measured.py runs it on this repository and on planted stale files.
+
+Standard library only: benchmarks/reproduce.py stamps its output before .venv exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PAGES = ("README.md", "docs/*.md")
+"""The pages whose measured numbers are checked."""
+OUT_OF_DATE = "out of date"
+"""The words by which a block says that its number was measured before the code's last change."""
+
+
+@dataclass(frozen=True)
+class Measured:
+    path: str
+    """The file, relative to the repository root."""
+    command: str
+    """The command that writes it."""
+    measures: tuple[str, ...]
+    """Files and folders whose change makes its numbers out of date."""
+
+
+# What a full pipeline run exercises: the package, the rules, how the venv is built and the pins.
+_PIPELINE = ("scripts/ablation", "workflow", "Makefile", "requirements.txt", "pyproject.toml")
+# What the harness (`make bench`) times: the training path, the fork server, the rules, and itself.
+_HARNESS = ("scripts/ablation/train.py", "scripts/ablation/model.py", "scripts/ablation/data.py",
+            "scripts/ablation/forkserver.py", "scripts/ablation/settings.py", "workflow", "requirements.txt",
+            "benchmarks/run.py", "benchmarks/harness")  # fmt: skip
+_REPRODUCE = (*_PIPELINE, "config/config.yaml", "benchmarks/reproduce.py")
+_REPRODUCE_SMOKE = (*_PIPELINE, "config/smoke.yaml", "tests", "benchmarks/reproduce.py")
+_MUTATION = ("scripts/ablation", "tests/unit", "tests/simulation", "tests/conftest.py", "benchmarks/mutation.py",
+             "benchmarks/mutation_harness")  # fmt: skip
+_PACKING = ("workflow/profiles/slurm", "workflow/rules", "config/smoke.yaml", "tests/cluster/measure_packing.py",
+            "tests/cluster/slurm.sh")  # fmt: skip
+_PROBE_TRAINING = ("scripts/ablation/model.py", "scripts/ablation/train.py", "requirements.txt")
+
+MEASURED: tuple[Measured, ...] = (
+    Measured("benchmarks/results.md", "python benchmarks/run.py", _HARNESS),
+    Measured("benchmarks/results.json", "python benchmarks/run.py", _HARNESS),
+    Measured("benchmarks/reproduce.md", "python3 benchmarks/reproduce.py", _REPRODUCE),
+    Measured("benchmarks/reproduce.json", "python3 benchmarks/reproduce.py", _REPRODUCE),
+    Measured("benchmarks/reproduce-smoke.md", "python3 benchmarks/reproduce.py --config config/smoke.yaml --test",
+             _REPRODUCE_SMOKE),  # fmt: skip
+    Measured("benchmarks/reproduce-smoke.json", "python3 benchmarks/reproduce.py --config config/smoke.yaml --test",
+             _REPRODUCE_SMOKE),  # fmt: skip
+    Measured("benchmarks/mutation.md", "make mutation", _MUTATION),
+    Measured("benchmarks/mutation.json", "make mutation", _MUTATION),
+    Measured("benchmarks/probes/attention_kernels.md", "python benchmarks/probes/attention_kernels.py",
+             ("benchmarks/probes/attention_kernels.py", "scripts/ablation/model.py", "requirements.txt")),  # fmt: skip
+    Measured("benchmarks/probes/batched_probe.md", "python benchmarks/probes/batched_probe.py",
+             ("benchmarks/probes/batched_probe.py", *_PROBE_TRAINING)),  # fmt: skip
+    Measured("benchmarks/probes/profile.md", "python benchmarks/probes/profile_step.py",
+             ("benchmarks/probes/profile_step.py", *_PROBE_TRAINING)),  # fmt: skip
+    Measured("benchmarks/probes/profile.json", "python benchmarks/probes/profile_step.py",
+             ("benchmarks/probes/profile_step.py", *_PROBE_TRAINING)),  # fmt: skip
+    Measured("benchmarks/probes/bets.md", "python benchmarks/probes/bets.py",
+             ("benchmarks/probes/bets.py", "scripts/ablation/sequential.py")),  # fmt: skip
+    Measured("benchmarks/probes/naive_rounds.md", "python benchmarks/probes/naive_rounds.py --out benchmarks/probes/naive_rounds.md",
+             ("benchmarks/probes/naive_rounds.py", "scripts/ablation/claims.py", "scripts/ablation/seedtests.py",
+              "scripts/ablation/sequential.py", "scripts/ablation/intervals.py")),  # fmt: skip
+    Measured("benchmarks/probes/library_intervals.md", "python benchmarks/probes/library_intervals.py",
+             ("benchmarks/probes/library_intervals.py", "scripts/ablation/intervals.py", "requirements.txt")),  # fmt: skip
+    Measured("benchmarks/probes/verdicts.md", "python benchmarks/probes/verdicts.py",
+             ("benchmarks/probes/verdicts.py", "scripts/ablation/claims.py", "config/config.yaml")),  # fmt: skip
+    Measured("benchmarks/probes/suite_time.md", "python benchmarks/probes/suite_time.py",
+             ("benchmarks/probes/suite_time.py", "tests", "scripts/ablation", "workflow")),  # fmt: skip
+    Measured("benchmarks/gpu.md", "python benchmarks/gpu_check.py",
+             ("benchmarks/gpu_check.py", *_PROBE_TRAINING, "workflow")),  # fmt: skip
+    Measured("tests/cluster/packing.md", "python tests/cluster/measure_packing.py", _PACKING),
+    Measured("tests/cluster/packing.json", "python tests/cluster/measure_packing.py", _PACKING),
+)
+
+_STAMP = re.compile(r"^Measured at commit ([0-9a-f]{7,40})( with uncommitted changes)? on ([0-9-]+ [0-9:]+ UTC)", re.M)
+_MEASURED_PATH = re.compile(r"(?<![\w.-])(?:\.\./)*((?:benchmarks|tests/cluster)/[\w./-]+?\.(?:md|json))(?![\w-])")
+_NUMBER = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:%|×|(?:min|minutes|s|seconds|ms|h|hours|MB|GB|pp|x)\b)")
+
+
+def _git(root: Path, *args: str) -> str | None:
+    proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def stamp(root: Path = REPO) -> dict:
+    """The commit checked out in ``root``, whether its tree has uncommitted changes, and the time now."""
+    return {"commit": _git(root, "rev-parse", "--short", "HEAD"),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "dirty": bool(_git(root, "status", "--porcelain", "--untracked-files=no"))}  # fmt: skip
+
+
+def line(st: dict) -> str:
+    """A Markdown file's stamp line (with the stamp's note, if any: how a backfilled stamp was found)."""
+    text = f"Measured at commit {st['commit']}{' with uncommitted changes' if st['dirty'] else ''} on {st['date']}."
+    return f"{text} {st['note']}" if st.get("note") else text
+
+
+def read(path: Path) -> dict | None:
+    """The stamp a measured file carries; None without one."""
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        st = json.loads(text).get("measured")
+        return st if isinstance(st, dict) and st.get("commit") else None
+    m = _STAMP.search(text)
+    return {"commit": m[1], "dirty": bool(m[2]), "date": m[3]} if m else None
+
+
+def newer_code(root: Path, m: Measured, commit: str) -> list[str] | None:
+    """The commits after ``commit`` that change the code ``m`` measures, newest first; None when
+    ``commit`` is not in this clone's history."""
+    if _git(root, "cat-file", "-e", f"{commit}^{{commit}}") is None:
+        return None
+    return (_git(root, "log", "--format=%h", f"{commit}..HEAD", "--", *m.measures) or "").split()
+
+
+def _blocks(text: str) -> list[str]:
+    """A page's paragraphs, list items and table rows (a list item ends where the next one starts);
+    fenced code is left out."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    out, cur = [], []
+    for raw in text.splitlines():
+        starts_item = bool(re.match(r"\s*(?:[-*]|\d+\.|\|) ", raw))
+        if not raw.strip() or starts_item:
+            if cur:
+                out.append(" ".join(cur))
+            cur = [raw.strip()] if raw.strip() else []
+        else:
+            cur.append(raw.strip())
+    if cur:
+        out.append(" ".join(cur))
+    return out
+
+
+def problems(root: Path = REPO, declared: tuple[Measured, ...] = MEASURED) -> list[str]:
+    """Every block of README.md and docs/*.md that cites a measured number out of step with its file."""
+    by_path = {m.path: m for m in declared}
+    out = []
+    pages = sorted({p for pattern in PAGES for p in root.glob(pattern)})
+    for page in pages:
+        for block in _blocks(page.read_text(encoding="utf-8")):
+            if not _NUMBER.search(block):
+                continue
+            where = f"{page.relative_to(root)}: «{block[:90]}…»"
+            for cited in dict.fromkeys(_MEASURED_PATH.findall(block)):
+                if cited.endswith("README.md"):
+                    continue
+                m = by_path.get(cited)
+                if m is None:
+                    out.append(f"{where} cites {cited}, which benchmarks/measured.py does not declare")
+                    continue
+                st = read(root / cited)
+                if st is None:
+                    out.append(f"{where} cites {cited}, which carries no stamp (Measured at commit ...)")
+                    continue
+                if not re.search(rf"\b{st['commit'][:7]}", block):
+                    out.append(f"{where} cites {cited} without the commit it was measured at ({st['commit']})")
+                newer = newer_code(root, m, st["commit"])
+                if newer is None:
+                    out.append(f"{where} cites {cited}, measured at {st['commit']}, a commit not in this history")
+                elif newer and OUT_OF_DATE not in block:
+                    out.append(f"{where} cites {cited}, measured at {st['commit']} on {st['date']}, older than the code "
+                               f"it measures (changed since by {', '.join(newer[:3])}{' ...' if len(newer) > 3 else ''}): "
+                               f"re-run `{m.command}`, or say the number is {OUT_OF_DATE}")  # fmt: skip
+                elif not newer and OUT_OF_DATE in block:
+                    out.append(f"{where} says {cited} is {OUT_OF_DATE}, but no code it measures changed since "
+                               f"{st['commit']}")  # fmt: skip
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 when a page cites a number out of step")
+    args = ap.parse_args(argv)
+    if args.check:
+        found = problems()
+        print("\n".join(found) or "every measured number the README and docs cite is current, or marked out of date")
+        return 1 if found else 0
+    for m in MEASURED:
+        st = read(REPO / m.path)
+        if st is None:
+            state = "no stamp" if (REPO / m.path).is_file() else "not written"
+            print(f"{m.path}: {state}")
+            continue
+        newer = newer_code(REPO, m, st["commit"])
+        state = ("commit unknown here" if newer is None else
+                 f"out of date ({len(newer)} later commits change its code)" if newer else "current")  # fmt: skip
+        print(f"{m.path}: {st['commit']} on {st['date']}: {state}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
