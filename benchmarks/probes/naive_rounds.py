@@ -10,9 +10,9 @@ decision boundary (where either verdict is wrong), and puts each sequence throug
 with the same looks:
 
 - the adaptive rule the pipeline runs: at each look the claim's anytime-valid p-values, computed by
-  the claims table's own function (``ablation.claims.p_values``, the betting e-process on the mean),
+  the claims table's own function (``ablation.verdicts.p_values``, the betting e-process on the mean),
   stop at p <= alpha, or stop open once even the most favourable further seeds
-  (``ablation.claims.favourable``) could not reach alpha by the last look;
+  (``ablation.verdicts.favourable``) could not reach alpha by the last look;
 - the naive rule: the fixed-design interval over seeds (``ablation.intervals.mean_cis`` at 1 - alpha)
   re-computed after every round, stopping at the first decisive verdict.
 
@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "benchmarks"))  # measured.py
 
-from ablation import claims, intervals  # noqa: E402 (the package lives under scripts/)
+from ablation import intervals, verdicts  # noqa: E402 (the package lives under scripts/)
 from measured import line, stamp  # noqa: E402
 from ablation.config import check_claims  # noqa: E402
 from ablation.kinds import Claim  # noqa: E402
@@ -61,7 +61,7 @@ def looks(start: int, batch: int, max_seeds: int) -> list[int]:
 
 def _p(c: Claim, X: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """The claims table's anytime-valid (p_sup, p_con) of a single-cell claim, per sequence."""
-    return claims.p_values(c, c.parts[0], X, X, 0.0, True, alpha)
+    return verdicts.p_values(c, c.parts[0], X, X, 0.0, True, alpha)
 
 
 def adaptive_rounds(c: Claim, X: np.ndarray, schedule: list[int], alpha: float) -> tuple[np.ndarray, np.ndarray]:
@@ -79,7 +79,7 @@ def adaptive_rounds(c: Claim, X: np.ndarray, schedule: list[int], alpha: float) 
         if n == schedule[-1] or not open_.any():
             break
         can = np.zeros(S, dtype=bool)
-        for value in (v for values in claims.favourable(c).values() for v in values):
+        for value in (v for values in verdicts.favourable(c).values() for v in values):
             es, ec = _p(c, np.concatenate([X[:, :n], np.full((S, schedule[-1] - n), value)], axis=1), alpha)
             can |= np.minimum(es, ec) <= alpha
         used[open_ & ~can] = n
@@ -95,7 +95,7 @@ def naive_rounds(c: Claim, X: np.ndarray, schedule: list[int], alpha: float) -> 
     verdict, used = np.full(X.shape[0], "INCONCLUSIVE", dtype=object), np.full(X.shape[0], schedule[-1])
     open_ = np.ones(X.shape[0], dtype=bool)
     for n in schedule:
-        lo, hi, _ = intervals.mean_cis(X[:, :n], 1 - alpha, claims.bounds(c, part))
+        lo, hi, _ = intervals.mean_cis(X[:, :n], 1 - alpha, verdicts.bounds(c, part))
         if lo_b == hi_b:
             sup, con = lo > lo_b, hi < lo_b
         else:

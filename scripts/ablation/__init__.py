@@ -32,8 +32,9 @@ tests/tooling/test_package_layout.py holds the code to this order.
     seed_units    a claim's runs and seed units
     sequential    anytime-valid e-processes and confidence sequences
     seedtests     the tests a claim's seeds are put to
+    verdicts      one claim's test and verdict, its robustness, what further seeds would decide it
     analyze       a study's tables from its summary.csv
-    claims        the claims' verdicts, Holm over each family
+    claims        the claims table: every claim's verdict at its Holm step, in words
     adaptive      adaptive studies' rounds
     plan          the seeds each claim needs and the training still to do
     plots         a study's figures

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import aggregate, analyze, claims, io, outputs, seed_units, sequential, settings
-from .claims import HolmStep, Judge
+from . import aggregate, analyze, io, outputs, seed_units, sequential, settings, verdicts
+from .verdicts import HolmStep, Judge
 from .config import Run, Study, format_value, same_value
 from .kinds import Claim
 from .outputs import ROBUST
@@ -87,7 +87,7 @@ def claim_cells(claim: Claim, study: Study) -> list[dict]:
 def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dict, family_size=None) -> list[dict]:
     """Each claim's anytime-valid p-values, its verdict and its state (``STATES``).
 
-    A round decides a claim as the claims rule does (``claims.decided``), at the Holm step-down over
+    A round decides a claim as the claims rule does (``verdicts.decided``), at the Holm step-down over
     its family on the p-values the seeds give so far (``p_family``: the Holm-adjusted p). Every p
     only falls as seeds arrive (1 / the largest capital so far; a fixed-design grad_trend's p is
     that of the first round's seeds), and a Holm-adjusted p only falls when any p of its family
@@ -109,12 +109,12 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
         if c.exact:
             row.update(state="exact", inference="exact (every run's twin certificate)")
             continue
-        tested[i] = claims.claim_test(c, runs, judge) if c.sequential else None
+        tested[i] = verdicts.claim_test(c, runs, judge) if c.sequential else None
     holm = _holm_positions(tested, family_size)
     for i, r in tested.items():
         if r is not None:  # no bounded statistic (grad_trend): no anytime-valid rule, no rounds
             rows[i].update(inference="anytime-valid (betting e-process)", n_seeds=r.n, p_sup=r.p_sup, p_con=r.p_con,
-                           p_family=holm[i].adjusted, verdict=claims.decided(r.p_sup, r.p_con, holm[i], judge.alpha))  # fmt: skip
+                           p_family=holm[i].adjusted, verdict=verdicts.decided(r.p_sup, r.p_con, holm[i], judge.alpha))  # fmt: skip
     # the claims still undecided share Holm's remaining steps: the next one is at alpha / their number
     # (Bonferroni over a family wider than the study: alpha / its size)
     undecided = sum(rows[i]["verdict"] in ("", "INCONCLUSIVE") for i in tested)
@@ -126,8 +126,8 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
         claim, verdict = runs.claims[i], rows[i]["verdict"]
         rows[i]["state"] = round_state(
             verdict, r.n, adaptive["max_seeds"],
-            robustness=lambda: claims.robustness(claim, runs, judge, holm[i], verdict, r.seeds),
-            can_resolve=lambda: claims.reachable(claim, runs, judge, judge.alpha / undecided),
+            robustness=lambda: verdicts.robustness(claim, runs, judge, holm[i], verdict, r.seeds),
+            can_resolve=lambda: verdicts.reachable(claim, runs, judge, judge.alpha / undecided),
         )  # fmt: skip
     return rows
 
@@ -154,7 +154,7 @@ def _holm_positions(tested: dict, family_size) -> dict:
     raw = {i: min(r.p_sup, r.p_con) if r is not None else 1.0 for i, r in tested.items()}
     if family_size and family_size > m:
         return {i: HolmStep(family_size, 0.0, min(1.0, family_size * p), family_size) for i, p in raw.items()}
-    return dict(zip(raw, claims.holm_steps(list(raw.values()))))
+    return dict(zip(raw, verdicts.holm_steps(list(raw.values()))))
 
 
 def plan_round(study: Study, summary: pd.DataFrame, trained: set, stats_cfg: dict, adaptive: dict, family_size=None):
@@ -249,7 +249,7 @@ def sequences_table(study: Study, summary: pd.DataFrame, stats_cfg: dict) -> pd.
         cells, _ = seed_units.claim_cells(c, runs, judge.cfg)
         for (cell,) in cells:
             if c.estimand == "mean":
-                x, bounds, (lo_b, hi_b) = cell.lo, claims.bounds(c, part), cond.band
+                x, bounds, (lo_b, hi_b) = cell.lo, verdicts.bounds(c, part), cond.band
             else:
                 counted = cond.counted(cell.lo, cell.hi, cell.step)
                 x, bounds, lo_b, hi_b = cond.sure(cell.lo, cell.hi)[counted].astype(float), (0.0, 1.0), c.share, c.share

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import REPO_DIR, adaptive, claims, design, measures, seedtests
+from . import REPO_DIR, adaptive, design, measures, seedtests, verdicts
 from . import config as ablation_config
 from . import store as run_store
 from .kinds import Claim
@@ -65,7 +65,7 @@ def agreeing_seeds(claim: Claim, level: float, conditions: int, sequential: bool
                    limit: int) -> tuple[int | None, int | None]:  # fmt: skip
     """Fewest seeds, every one at the value most favourable to SUPPORTED (or to CONTRADICTED), with
     which the claim's own test (``ablation.seedtests``) reaches ``level``; CONTRADICTED of one of
-    ``conditions`` cell conditions pays Bonferroni over them, as ``claims.combine`` does. None beyond
+    ``conditions`` cell conditions pays Bonferroni over them, as ``verdicts.combine`` does. None beyond
     ``limit``. The share estimand counts seeds that meet every condition (or none)."""
     part = claim.parts[0]
 
@@ -73,8 +73,8 @@ def agreeing_seeds(claim: Claim, level: float, conditions: int, sequential: bool
         return min(1.0, conditions * p)
 
     if claim.estimand == "mean":
-        values = claims.favourable(claim)
-        bounds = claims.bounds(claim, part)
+        values = verdicts.favourable(claim)
+        bounds = verdicts.bounds(claim, part)
 
         def mean_p(n, value, which):
             x = np.full(n, value)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ablation import claims, intervals, plan, seed_units, sequential
+from ablation import intervals, plan, seed_units, sequential, verdicts
 
 ALPHA = 0.05
 PROBE_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "probes" / "naive_rounds.py"
@@ -40,13 +40,13 @@ def band(c):
 
 
 def bounds_of(c):
-    return claims.bounds(c, c.parts[0])
+    return verdicts.bounds(c, c.parts[0])
 
 
 def claim_p_path(c, x, alpha):
     """(p_sup, p_con) of one cell after every seed: the claims table's test on each prefix."""
     x = np.asarray(x, dtype=float)
-    prefixes = [claims.p_values(c, c.parts[0], x[..., :n], x[..., :n], 0.0, True, alpha) for n in range(1, x.shape[-1] + 1)]
+    prefixes = [verdicts.p_values(c, c.parts[0], x[..., :n], x[..., :n], 0.0, True, alpha) for n in range(1, x.shape[-1] + 1)]
     return np.stack([p[0] for p in prefixes], axis=-1), np.stack([p[1] for p in prefixes], axis=-1)
 
 
@@ -54,8 +54,8 @@ def claim_p(c, cells, alpha):
     """(p_sup, p_con) on every cell's seeds: the claims table's test per cell, combined over cells."""
     if not cells or any(len(x) == 0 for x in cells):
         return 1.0, 1.0
-    ps = [claims.p_values(c, c.parts[0], np.asarray(x, float), np.asarray(x, float), 0.0, True, alpha) for x in cells]
-    p_sup, p_con, _ = claims.combine([[p[0]] for p in ps], [[p[1]] for p in ps])
+    ps = [verdicts.p_values(c, c.parts[0], np.asarray(x, float), np.asarray(x, float), 0.0, True, alpha) for x in cells]
+    p_sup, p_con, _ = verdicts.combine([[p[0]] for p in ps], [[p[1]] for p in ps])
     return float(p_sup), float(p_con)
 
 
@@ -75,10 +75,10 @@ def study_of(c, cells) -> seed_units.StudyRuns:
 
 
 def reachable(c, cells, alpha, max_seeds, level=None):
-    """The claims table's reachability (``claims.reachable``) of a claim on ``cells``."""
+    """The claims table's reachability (``verdicts.reachable``) of a claim on ``cells``."""
     runs = study_of(c, cells)
     runs = seed_units.StudyRuns(runs.name, runs.summary, runs.factors, design={"seeds": [0], "max_seeds": max_seeds, "batch": 1})
-    return claims.reachable(c, runs, claims.Judge.of({"alpha": alpha}), alpha if level is None else level)
+    return verdicts.reachable(c, runs, verdicts.Judge.of({"alpha": alpha}), alpha if level is None else level)
 
 
 def seeds_to_resolve(c, alpha, level, max_seeds, n_cells=1):

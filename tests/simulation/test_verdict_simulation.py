@@ -15,11 +15,12 @@ conditions (``claims.conditions``) and ``seedtests.share_p``, the anytime-valid 
 adaptive rounds) on ``sequential.directional_p`` as ``seedtests.mean_p`` and
 ``share_p_sequential`` combine it, so one path over 40 seeds gives the p after every seed.
 ``test_the_simulated_rules_are_the_claims_rules`` checks, on summaries built from simulated seeds,
-that ``claims.claim_test`` gives the same p-values. Run with ``-s`` for the table of measured rates.
+that ``verdicts.claim_test`` gives the same p-values. Run with ``-s`` for the table of measured rates.
 """
 
 from __future__ import annotations
 
+import functools
 import gc
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from scipy import optimize
 from scipy import stats as sps
 
 from ablation import claims as C
+from ablation import verdicts
 from ablation import kinds, seed_units
 from ablation import config as ablation_config
 from ablation import design
@@ -204,32 +206,32 @@ def draw(rng, sampler, diverged: float, size):
 
 def share_rule(c: kinds.Claim, lo: np.ndarray, hi: np.ndarray, sequential: bool = False):
     """(p_sup, p_con) per simulated cell on all its seeds (seeds on the last axis): the claims table's
-    own test (``claims.p_values``: the exact share test, or with ``sequential`` the e-process an
+    own test (``verdicts.p_values``: the exact share test, or with ``sequential`` the e-process an
     adaptive study uses)."""
-    return C.p_values(c, c.parts[0], lo, hi, 1 / GRID, sequential, ALPHA)
+    return verdicts.p_values(c, c.parts[0], lo, hi, 1 / GRID, sequential, ALPHA)
 
 
 def over_cells(p_sup, p_con):
     """cells: every, cells on the last axis: the claims table's ``combine`` (SUPPORTED in every cell,
     the largest p; CONTRADICTED in one, Bonferroni)."""
-    sup, con, _ = C.combine(np.moveaxis(p_sup, -1, 0)[:, None], np.moveaxis(p_con, -1, 0)[:, None])
+    sup, con, _ = verdicts.combine(np.moveaxis(p_sup, -1, 0)[:, None], np.moveaxis(p_con, -1, 0)[:, None])
     return sup, con
 
 
 PAIRED = tuple(name for name, kind in kinds.CLAIM_KINDS.items() if issubclass(kind, kinds.Comparison))
-JUDGE = C.Judge.of(CFG)
+JUDGE = verdicts.Judge.of(CFG)
 
 
 def runs(df: pd.DataFrame, design=None, claims=()) -> seed_units.StudyRuns:
     return seed_units.StudyRuns("s", df, tuple(FACTORS), None, design, tuple(claims))
 
 
-_decided = np.frompyfunc(lambda s, c: C.decided(float(s), float(c), C.HolmStep(), ALPHA), 2, 1)
+_decided = np.frompyfunc(lambda s, c: verdicts.decided(float(s), float(c), verdicts.HolmStep(), ALPHA), 2, 1)
 
 
 def wrong_rates(p_sup, p_con) -> tuple[float, float]:
     """Under a boundary null every decisive verdict is wrong: the rates of SUPPORTED and of
-    CONTRADICTED, each verdict from ``claims.decided`` (a claim alone in its family)."""
+    CONTRADICTED, each verdict from ``verdicts.decided`` (a claim alone in its family)."""
     verdict = _decided(p_sup, p_con)
     return float(np.mean(verdict == "SUPPORTED")), float(np.mean(verdict == "CONTRADICTED"))
 
@@ -260,7 +262,7 @@ def summary(units, diverged=None, kind: str = "at_least") -> pd.DataFrame:
 
 
 def engine_p(c: dict, df: pd.DataFrame, design=None) -> tuple[float, float]:
-    r = C.claim_test(c, runs(df, design), JUDGE)
+    r = verdicts.claim_test(c, runs(df, design), JUDGE)
     return r.p_sup, r.p_con
 
 
@@ -402,9 +404,9 @@ MEAN_NULLS = {
 
 def mean_rule(c: kinds.Claim, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(p_sup, p_con) on all the seeds (seeds on the last axis): the claims table's own mean test
-    (``claims.p_values`` with the estimand mean: ``seedtests.mean_p`` on the claim's band and bounds).
+    (``verdicts.p_values`` with the estimand mean: ``seedtests.mean_p`` on the claim's band and bounds).
     The e-process reads seeds in order, so the p after n seeds is this on the first n."""
-    return C.p_values(c, c.parts[0], lo, hi, 1 / GRID, True, ALPHA)
+    return verdicts.p_values(c, c.parts[0], lo, hi, 1 / GRID, True, ALPHA)
 
 
 @pytest.mark.parametrize("kind", list(MEAN_NULLS))
@@ -547,7 +549,7 @@ def test_fragile_verdicts_that_keep_getting_seeds_keep_alpha():
 
 def test_rounds_at_holm_keep_alpha_for_the_claim_on_its_boundary():
     """Two claims in one study's family, decided round by round as ``adaptive.evaluate`` decides them
-    (``claims.holm_steps`` and ``decided`` on the p-values so far): one plainly true (every seed
+    (``verdicts.holm_steps`` and ``decided`` on the p-values so far): one plainly true (every seed
     meets it), one on its boundary null (half the seeds fail at chance), on rounds of 10 seeds, +5 to
     40. The true claim passes Holm's first step at once, so the other is judged at alpha:
     its wrong verdicts stay within alpha + 3 MC se."""
@@ -556,12 +558,14 @@ def test_rounds_at_holm_keep_alpha_for_the_claim_on_its_boundary():
     ones = np.ones(SCHEDULE[0])
     true_p = float(seedtests.share_p_sequential(ones, ones, ones.astype(bool), 0.5, ALPHA)[0])
     verdict = np.full(HOLM_SIMS, "INCONCLUSIVE", dtype=object)
+    # the e-process on 0/1 outcomes takes few distinct p-values: one Holm step-down per pair of them
+    # (statsmodels' multipletests, which holm_steps calls, collects garbage on every call)
+    step_of = functools.cache(lambda p: verdicts.holm_steps([true_p, p])[1])
     for n in SCHEDULE:
         p_sup, p_con = share_rule(null_c, units[:, :n], units[:, :n], sequential=True)
         for s in np.flatnonzero(verdict == "INCONCLUSIVE"):
-            ps, pc = p_sup[s], p_con[s]
-            _, step = C.holm_steps([true_p, min(ps, pc)])
-            verdict[s] = C.decided(ps, pc, step, ALPHA)
+            ps, pc = float(p_sup[s]), float(p_con[s])
+            verdict[s] = verdicts.decided(ps, pc, step_of(min(ps, pc)), ALPHA)
     rates = [float(np.mean(verdict == v)) for v in ("SUPPORTED", "CONTRADICTED")]
     table("Holm rounds: the boundary-null claim beside a plainly true one", [("at_least 0.9, 50 % fail", "rounds", HOLM_SIMS, *rates)])
     assert true_p <= ALPHA / 2
@@ -572,7 +576,7 @@ def test_rounds_at_holm_keep_alpha_for_the_claim_on_its_boundary():
 
 
 def test_the_simulated_rules_are_the_claims_rules():
-    """On summaries built from simulated seeds, ``claims.claim_test`` gives the p-values the
+    """On summaries built from simulated seeds, ``verdicts.claim_test`` gives the p-values the
     simulations use: every share and mean null (one cell), the 6-cell nulls, and the adaptive
     rounds' looks (``share_p_sequential`` or ``mean_p`` on the first n seeds)."""
     cases = [(c, s, d, 1) for nulls in SHARE_NULLS.values() for _, c, s, d in nulls]
@@ -661,13 +665,13 @@ def test_one_step_off_the_bound_moves_a_verdict_only_where_the_seed_crosses_its_
     towards the side it crossed to, and an INCONCLUSIVE verdict can turn only that way."""
     same = crossed = 0
     for c, correct in step_cases():
-        before = C.claim_test(c, runs(runs_of(correct)), JUDGE)
-        v0 = C.decided(before.p_sup, before.p_con, C.HolmStep(), ALPHA)
+        before = verdicts.claim_test(c, runs(runs_of(correct)), JUDGE)
+        v0 = verdicts.decided(before.p_sup, before.p_con, verdicts.HolmStep(), ALPHA)
         for level, seed in zip(*np.nonzero(correct == GRID)):
             moved = correct.copy()
             moved[level, seed] -= 1
-            after = C.claim_test(c, runs(runs_of(moved)), JUDGE)
-            v1 = C.decided(after.p_sup, after.p_con, C.HolmStep(), ALPHA)
+            after = verdicts.claim_test(c, runs(runs_of(moved)), JUDGE)
+            v1 = verdicts.decided(after.p_sup, after.p_con, verdicts.HolmStep(), ALPHA)
             e0, e1 = before.evidence[0][0], after.evidence[0][0]
             gained, lost = e1.met - e0.met, (e1.n - e1.met) - (e0.n - e0.met)  # seeds meeting / failing
             where = (c.kind.name, correct.tolist(), (level, seed))
@@ -718,7 +722,7 @@ def test_better_is_the_sign_test_on_the_untied_seeds():
         wins, losses = int((d > 0).sum()), int((d < 0).sum())
         for share in (0.5, 0.3):
             c = claim("better", share=share)
-            r = C.claim_test(c, runs(runs_of(correct)), JUDGE)
+            r = verdicts.claim_test(c, runs(runs_of(correct)), JUDGE)
             if wins + losses:
                 want = (sps.binomtest(wins, wins + losses, share, alternative="greater").pvalue,
                         sps.binomtest(wins, wins + losses, share, alternative="less").pvalue)  # fmt: skip

@@ -13,6 +13,7 @@ import pytest
 from scipy import stats as sps
 
 from ablation import claims as C
+from ablation import verdicts
 from ablation import kinds
 from ablation import seedtests
 from ablation import sequential
@@ -75,7 +76,7 @@ def verdict(claim, summary, init_grads=None, factors=FACTORS):
     out = C.evaluate_claims([claim], summary, init_grads, factors, CFG)
     assert list(out.columns) == C.CLAIM_COLUMNS and len(out) == 1
     row = out.iloc[0]
-    assert row["verdict"] in C.VERDICTS and row["rule"] and row["detail"]
+    assert row["verdict"] in verdicts.VERDICTS and row["rule"] and row["detail"]
     return row["verdict"], row
 
 
@@ -487,10 +488,10 @@ def test_one_seed_is_never_decisive():
 
 
 def test_equal_p_values_point_nowhere():
-    assert C.decided(0.01, 0.01, C.HolmStep(1, 0.0), 0.05) == "INCONCLUSIVE"
-    assert C.decided(0.01, 0.02, C.HolmStep(1, 0.0), 0.05) == "SUPPORTED" and C.decided(0.02, 0.01, C.HolmStep(1, 0.0), 0.05) == "CONTRADICTED"
-    assert C.decided(0.01, 1.0, C.HolmStep(5, 0.0), 0.05) == "SUPPORTED" and C.decided(0.011, 1.0, C.HolmStep(5, 0.0), 0.05) == "INCONCLUSIVE"
-    assert C.decided(0.001, 1.0, C.HolmStep(1, 0.06), 0.05) == "INCONCLUSIVE"  # a claim ranked before it already failed
+    assert verdicts.decided(0.01, 0.01, verdicts.HolmStep(1, 0.0), 0.05) == "INCONCLUSIVE"
+    assert verdicts.decided(0.01, 0.02, verdicts.HolmStep(1, 0.0), 0.05) == "SUPPORTED" and verdicts.decided(0.02, 0.01, verdicts.HolmStep(1, 0.0), 0.05) == "CONTRADICTED"
+    assert verdicts.decided(0.01, 1.0, verdicts.HolmStep(5, 0.0), 0.05) == "SUPPORTED" and verdicts.decided(0.011, 1.0, verdicts.HolmStep(5, 0.0), 0.05) == "INCONCLUSIVE"
+    assert verdicts.decided(0.001, 1.0, verdicts.HolmStep(1, 0.06), 0.05) == "INCONCLUSIVE"  # a claim ranked before it already failed
 
 
 # --------------------------------------------------------------------------- diverged runs
@@ -506,7 +507,7 @@ def test_a_diverged_run_counts_against_the_verdict_that_imputing_it_would_favour
     v, row = verdict(c, broken)
     # counted at chance, the diverged run would be evidence for "at chance"; it is not
     assert row["p_value"] > clean["p_value"] and "diverged run count against each verdict" in row["evidence"]
-    assert row["verdict_without_diverged"] in C.VERDICTS
+    assert row["verdict_without_diverged"] in verdicts.VERDICTS
     # nor does it become evidence against: CONTRADICTED stays out of reach
     assert v != "CONTRADICTED"
 
@@ -557,7 +558,7 @@ def test_a_run_that_breaks_the_certificate_contradicts_the_exact_claim_by_name()
     v, row = verdict(c, summary)
     assert v == "CONTRADICTED" and summary.loc[bad, "run_id"] in row["evidence"] and "12 twin pairs" in row["evidence"]
     # a gap above EXACT_GAP breaks it too, even with every pair predicted alike
-    summary.loc[bad, ["twin_pairs_differ", "twin_logit_gap"]] = [0, 10 * C.EXACT_GAP]
+    summary.loc[bad, ["twin_pairs_differ", "twin_logit_gap"]] = [0, 10 * verdicts.EXACT_GAP]
     assert verdict(c, summary)[0] == "CONTRADICTED"
 
 
@@ -705,11 +706,11 @@ def test_an_adaptive_claim_is_reachable_exactly_when_its_seeds_to_decide_fit_und
         checked = C.check_claims([c], FACTORS, list(summary.columns))[0]
         for factor in (1, 4):
             design = {"seeds": list(range(8)), "max_seeds": 8, "batch": 2}
-            r = C.claim_test(checked, runs(summary, None, FACTORS, design), C.Judge.of(cfg))
-            need = C.seeds_to_decide(checked, r, C.HolmStep(factor), ALPHA)
+            r = verdicts.claim_test(checked, runs(summary, None, FACTORS, design), verdicts.Judge.of(cfg))
+            need = verdicts.seeds_to_decide(checked, r, verdicts.HolmStep(factor), ALPHA)
             fewest = min(k for k in need.values() if k)
             for more in range(0, fewest + 2):
-                got = C.reachable(checked, runs(summary, None, FACTORS, {**design, "max_seeds": 8 + more}), C.Judge.of(cfg), ALPHA / factor)
+                got = verdicts.reachable(checked, runs(summary, None, FACTORS, {**design, "max_seeds": 8 + more}), verdicts.Judge.of(cfg), ALPHA / factor)
                 assert got == (0 < more and fewest <= more), (c["kind"], factor, more, need)
 
 
@@ -754,24 +755,24 @@ def test_an_exact_claims_words_name_the_runs_that_break_it_five_at_most():
     summary = study(lambda cell, s: 0.5)  # 16 runs without positional encoding
     runs = summary[summary["pos_enc"] == "none"]["run_id"].tolist()
     broken = summary["run_id"].isin(runs[:7])
-    verdict, words, n = C.certificate(c, _with_certificate(summary, np.where(broken, 0.25, 0.0), np.where(broken, 3, 0)))
+    verdict, words, n = verdicts.certificate(c, _with_certificate(summary, np.where(broken, 0.25, 0.0), np.where(broken, 3, 0)))
     named = ", ".join(f"{r} (3 twin pairs predicted differently, logit gap 0.25)" for r in runs[:5])
     assert (verdict, n) == ("CONTRADICTED", 16) and words == f"7 of 16 runs break the twin certificate: {named} and 2 more"
     six = summary["run_id"].isin(runs[:6])
-    words = C.certificate(c, _with_certificate(summary, np.where(six, 0.25, 0.0), np.where(six, 3, 0)))[1]
+    words = verdicts.certificate(c, _with_certificate(summary, np.where(six, 0.25, 0.0), np.where(six, 3, 0)))[1]
     assert words == f"6 of 16 runs break the twin certificate: {named} and 1 more"
-    unknown = C.certificate(c, _with_certificate(summary, np.where(six, np.nan, 0.0), 0))
+    unknown = verdicts.certificate(c, _with_certificate(summary, np.where(six, np.nan, 0.0), 0))
     assert unknown == ("INCONCLUSIVE", f"6 of 16 runs have no twin certificate (diverged or trained without one): "
                                        f"{', '.join(runs[:5])}", 16)  # fmt: skip
     five = summary["run_id"].isin(runs[:5])
-    assert C.certificate(c, _with_certificate(summary, np.where(five, 0.25, 0.0), np.where(five, 3, 0)))[1].endswith("logit gap 0.25)")
+    assert verdicts.certificate(c, _with_certificate(summary, np.where(five, 0.25, 0.0), np.where(five, 3, 0)))[1].endswith("logit gap 0.25)")
     # one pair predicted differently breaks it; a gap of exactly EXACT_GAP does not
     one = summary["run_id"] == runs[0]
-    assert C.certificate(c, _with_certificate(summary, 0.0, np.where(one, 1, 0)))[0] == "CONTRADICTED"
-    assert C.certificate(c, _with_certificate(summary, C.EXACT_GAP, 0))[0] == "SUPPORTED"
-    assert C.certificate(c, summary)[1] == "no run has a twin certificate (twin_logit_gap, twin_pairs_differ missing)"
+    assert verdicts.certificate(c, _with_certificate(summary, 0.0, np.where(one, 1, 0)))[0] == "CONTRADICTED"
+    assert verdicts.certificate(c, _with_certificate(summary, verdicts.EXACT_GAP, 0))[0] == "SUPPORTED"
+    assert verdicts.certificate(c, summary)[1] == "no run has a twin certificate (twin_logit_gap, twin_pairs_differ missing)"
     without_ids = _with_certificate(summary, np.where(one, np.nan, 0.0), 0).drop(columns="run_id")
-    assert C.certificate(c, without_ids)[1].endswith("(diverged or trained without one): 0")
+    assert verdicts.certificate(c, without_ids)[1].endswith("(diverged or trained without one): 0")
 
 
 def test_the_family_is_named_as_the_config_asks():
@@ -802,11 +803,11 @@ def test_a_claim_contradicted_in_one_cell_shows_that_cell():
 def test_what_would_decide_an_undecided_claim_says_when_holm_holds_it_back_or_no_seeds_could():
     c = C.check_claims([claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97)], FACTORS, SETTINGS + ["test_acc"])[0]
     summary = study(lambda cell, s: 1.0 if s % 2 else 0.5)
-    r = C.claim_test(c, runs(summary, None, FACTORS, None), C.Judge.of(CFG))
-    held = C._what_would_decide(c, r, C.HolmStep(1, 0.06), ALPHA)
+    r = verdicts.claim_test(c, runs(summary, None, FACTORS, None), verdicts.Judge.of(CFG))
+    held = C._what_would_decide(c, r, verdicts.HolmStep(1, 0.06), ALPHA)
     assert held.startswith(". To decide it: at least ") and held.endswith(" (once the claims before it in Holm's order are decided)")
-    assert "Holm's order" not in C._what_would_decide(c, r, C.HolmStep(1, ALPHA), ALPHA)
-    assert "more than 100 more seeds per cell, every one meeting the claim, for SUPPORTED" in C._what_would_decide(c, r, C.HolmStep(1e60, 0.0), ALPHA)
+    assert "Holm's order" not in C._what_would_decide(c, r, verdicts.HolmStep(1, ALPHA), ALPHA)
+    assert "more than 100 more seeds per cell, every one meeting the claim, for SUPPORTED" in C._what_would_decide(c, r, verdicts.HolmStep(1e60, 0.0), ALPHA)
 
 
 def test_a_cells_words_count_ties_and_seeds_a_diverged_run_leaves_unsure():
@@ -897,8 +898,8 @@ def test_a_difference_within_half_a_grid_step_of_zero_is_a_tie_and_a_diverged_se
 
 
 def combined(*cells):
-    """claims.combine on cells of (p_sup, p_con) per part, as plain numbers."""
-    p_sup, p_con, deciding = C.combine([[p[0] for p in cell] for cell in cells], [[p[1] for p in cell] for cell in cells])
+    """verdicts.combine on cells of (p_sup, p_con) per part, as plain numbers."""
+    p_sup, p_con, deciding = verdicts.combine([[p[0] for p in cell] for cell in cells], [[p[1] for p in cell] for cell in cells])
     return float(p_sup), float(p_con), int(deciding)
 
 
@@ -916,20 +917,20 @@ def test_combining_cells_takes_the_largest_p_sup_and_bonferroni_p_con_capped_at_
 def test_combining_reads_simulated_studies_along_further_axes_as_one_study_each():
     rng = np.random.default_rng(0)
     p_sup, p_con = rng.uniform(size=(3, 2, 50)), rng.uniform(size=(3, 2, 50))
-    sup, con, deciding = C.combine(p_sup, p_con)
+    sup, con, deciding = verdicts.combine(p_sup, p_con)
     for i in range(50):
         assert (sup[i], con[i], deciding[i]) == combined(*[list(zip(p_sup[c, :, i], p_con[c, :, i])) for c in range(3)])
 
 
 def test_holm_steps_give_each_claim_its_factor_and_the_adjusted_p_ranked_before_it():
-    steps = C.holm_steps([0.04, 0.01, 0.3, 0.02])
+    steps = verdicts.holm_steps([0.04, 0.01, 0.3, 0.02])
     want = [(2, 0.06, 0.08), (4, 0.0, 0.04), (1, 0.08, 0.3), (3, 0.04, 0.06)]
     for got, (factor, floor, adjusted) in zip(steps, want):
         assert got.factor == factor and (got.floor, got.adjusted) == pytest.approx((floor, adjusted)) and got.size == 4
     # an adjusted p is at most 1, and so is the floor it leaves to the claims after it
-    assert C.holm_steps([0.7, 0.6]) == [C.HolmStep(1, 1.0, 1.0, 2), C.HolmStep(2, 0.0, 1.0, 2)]
+    assert verdicts.holm_steps([0.7, 0.6]) == [verdicts.HolmStep(1, 1.0, 1.0, 2), verdicts.HolmStep(2, 0.0, 1.0, 2)]
     # tied p-values take their steps in the family's order, however many claims it holds
-    tied = C.holm_steps([0.3, 0.01] * 15)
+    tied = verdicts.holm_steps([0.3, 0.01] * 15)
     assert [step.factor for step in tied[1::2]] == list(range(30, 15, -1))
 
 
@@ -957,7 +958,7 @@ def test_an_exact_claim_alone_is_its_certificates_verdict_over_runs():
                        FACTORS, SETTINGS + ["test_acc"])[0]  # fmt: skip
     summary = _certified(study(lambda cell, s: 0.5, seeds=range(5)))
     summary.loc[summary.index[0], "twin_pairs_differ"] = 2  # every accuracy still exactly 0.5
-    assert C.verdict_alone(c, runs(summary, None, FACTORS, None), C.Judge.of(CFG), C.HolmStep(1, 0.0)) == ("CONTRADICTED", 10)
+    assert verdicts.verdict_alone(c, runs(summary, None, FACTORS, None), verdicts.Judge.of(CFG), verdicts.HolmStep(1, 0.0)) == ("CONTRADICTED", 10)
 
 
 def test_a_verdict_at_exactly_the_robust_share_is_not_called_fragile():
@@ -1017,8 +1018,8 @@ def test_an_adaptive_study_tests_its_claims_with_the_e_process_throughout_the_ro
     # an undecided row counts the further seeds the e-process needs, not the binomial test
     mixed = study(lambda cell, s: 1.0 if s % 2 else 0.5, seeds=range(6))
     checked = C.check_claims([c], FACTORS, list(mixed.columns))[0]
-    need, fixed = (C.seeds_to_decide(checked, C.claim_test(checked, runs(mixed, None, FACTORS, d), C.Judge.of(cfg)),
-                                     C.HolmStep(1), ADAPTIVE_ALPHA)["SUPPORTED"]
+    need, fixed = (verdicts.seeds_to_decide(checked, verdicts.claim_test(checked, runs(mixed, None, FACTORS, d), verdicts.Judge.of(cfg)),
+                                     verdicts.HolmStep(1), ADAPTIVE_ALPHA)["SUPPORTED"]
                    for d in (design, None))  # fmt: skip
     row = _family_row(c, mixed, cfg=cfg, adaptive={"s": design})
     assert need != fixed and f"To decide it: at least {need} more seed(s) per cell, every one meeting" in row["evidence"]
@@ -1073,16 +1074,16 @@ def test_the_config_reaches_every_test_of_a_study_of_its_own():
 def test_seeds_to_decide_counts_from_one_further_seed_up_to_its_limit():
     c = C.check_claims([claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)],
                        FACTORS, SETTINGS + ["test_acc"])[0]  # fmt: skip
-    five = C.claim_test(c, runs(study(lambda cell, s: 1.0, seeds=range(5)), None, FACTORS, {"seeds": list(range(5))}), C.Judge.of(CFG))
-    assert C.seeds_to_decide(c, five, C.HolmStep(1), ADAPTIVE_ALPHA)["SUPPORTED"] == 1
+    five = verdicts.claim_test(c, runs(study(lambda cell, s: 1.0, seeds=range(5)), None, FACTORS, {"seeds": list(range(5))}), verdicts.Judge.of(CFG))
+    assert verdicts.seeds_to_decide(c, five, verdicts.HolmStep(1), ADAPTIVE_ALPHA)["SUPPORTED"] == 1
     # a claim decided already still names one further seed: the row asks only of undecided ones
-    assert C.seeds_to_decide(c, five, C.HolmStep(1), 0.05)["SUPPORTED"] == 1
+    assert verdicts.seeds_to_decide(c, five, verdicts.HolmStep(1), 0.05)["SUPPORTED"] == 1
     # 4 of 8 seeds meet it; at this Holm factor exactly 101 further seeds meeting it would decide
-    half = C.claim_test(c, runs(study(lambda cell, s: 1.0 if s % 2 else 0.5), None, FACTORS, None), C.Judge.of(CFG))
+    half = verdicts.claim_test(c, runs(study(lambda cell, s: 1.0 if s % 2 else 0.5), None, FACTORS, None), verdicts.Judge.of(CFG))
     factor = ALPHA / (sps.binom.sf(4 + 101 - 1, 8 + 101, 0.5) * (1 + 1e-9))
-    assert C.seeds_to_decide(c, half, C.HolmStep(factor), ALPHA)["SUPPORTED"] is None  # beyond the default 100
-    assert C.seeds_to_decide(c, half, C.HolmStep(factor), ALPHA, limit=101)["SUPPORTED"] == 101
-    assert C.seeds_to_decide(c, half, C.HolmStep(factor), ALPHA, limit=100)["SUPPORTED"] is None
+    assert verdicts.seeds_to_decide(c, half, verdicts.HolmStep(factor), ALPHA)["SUPPORTED"] is None  # beyond the default 100
+    assert verdicts.seeds_to_decide(c, half, verdicts.HolmStep(factor), ALPHA, limit=101)["SUPPORTED"] == 101
+    assert verdicts.seeds_to_decide(c, half, verdicts.HolmStep(factor), ALPHA, limit=100)["SUPPORTED"] is None
 
 
 def test_reachable_needs_a_further_seed_and_counts_a_p_exactly_at_the_level():
@@ -1091,22 +1092,22 @@ def test_reachable_needs_a_further_seed_and_counts_a_p_exactly_at_the_level():
     summary = study(lambda cell, s: 1.0, seeds=range(5))
     six = seedtests.share_p_sequential(*[np.ones(6, bool)] * 3, 0.5, ALPHA)[0]
     design = {"seeds": list(range(5)), "max_seeds": 6, "batch": 1}
-    assert C.reachable(c, runs(summary, None, FACTORS, design), C.Judge.of(CFG), six)  # one more seed meeting it gives exactly that p
-    assert not C.reachable(c, runs(summary, None, FACTORS, design), C.Judge.of(CFG), six * (1 - 1e-9))
+    assert verdicts.reachable(c, runs(summary, None, FACTORS, design), verdicts.Judge.of(CFG), six)  # one more seed meeting it gives exactly that p
+    assert not verdicts.reachable(c, runs(summary, None, FACTORS, design), verdicts.Judge.of(CFG), six * (1 - 1e-9))
     # at max_seeds there is no further seed, even for a claim whose p is at the level already
-    assert not C.reachable(c, runs(summary, None, FACTORS, {**design, "max_seeds": 5}), C.Judge.of(CFG), 1.0)
+    assert not verdicts.reachable(c, runs(summary, None, FACTORS, {**design, "max_seeds": 5}), verdicts.Judge.of(CFG), 1.0)
     with pytest.raises(ValueError, match="c-at_least"):
-        C.reachable(dataclasses.replace(c, where={"pos_enc": "rope"}), runs(summary, None, FACTORS, design), C.Judge.of(CFG), ALPHA)
+        verdicts.reachable(dataclasses.replace(c, where={"pos_enc": "rope"}), runs(summary, None, FACTORS, design), verdicts.Judge.of(CFG), ALPHA)
     converged = built(dict(c.to_dict(), metric="converged", threshold=1.0))
     strict = study(lambda cell, s: 0.96 if s < 3 else 1.0, seeds=range(5))  # 3 seeds converged at 0.95, not at 0.99
-    assert C.reachable(converged, runs(strict, None, FACTORS, design), C.Judge.of(CFG), six)
-    assert not C.reachable(converged, runs(strict, None, FACTORS, design), C.Judge.of({**CFG, "converged_threshold": 0.99}), six)
+    assert verdicts.reachable(converged, runs(strict, None, FACTORS, design), verdicts.Judge.of(CFG), six)
+    assert not verdicts.reachable(converged, runs(strict, None, FACTORS, design), verdicts.Judge.of({**CFG, "converged_threshold": 0.99}), six)
 
 
 def test_an_exact_claim_that_selects_no_run_names_the_claim():
     c = built(claim("at_value", where={"pos_enc": "rope"}, target=0.5, tolerance=0.0034, exact=True))
     with pytest.raises(ValueError, match="c-at_value"):
-        C.certificate(c, _certified(study(lambda cell, s: 0.5)))
+        verdicts.certificate(c, _certified(study(lambda cell, s: 0.5)))
 
 
 # --------------------------------------------------------------------------- the command line's options
@@ -1155,8 +1156,8 @@ def test_each_kind_counts_the_further_seeds_that_would_decide_it_at_its_most_fav
     # of the range (a paired kind's: -1 and 1) does not
     where = {"pos_enc": "sinusoidal"} | ({} if "levels" in keys else {"norm": "post"})
     c = C.check_claims([claim(kind, where=where, **keys)], FACTORS, SETTINGS + ["test_acc"])[0]
-    r = C.claim_test(c, runs(study(meets), None, FACTORS, None), C.Judge.of(CFG))
+    r = verdicts.claim_test(c, runs(study(meets), None, FACTORS, None), verdicts.Judge.of(CFG))
     assert (r.evidence[0][0].met, r.evidence[0][0].n) == (4, 8)
-    assert C.seeds_to_decide(c, r, C.HolmStep(1), ALPHA) == {
+    assert verdicts.seeds_to_decide(c, r, verdicts.HolmStep(1), ALPHA) == {
         "SUPPORTED": next(k for k in range(1, 100) if sps.binom.sf(3 + k, 8 + k, 0.5) <= ALPHA),
         "CONTRADICTED": next(k for k in range(1, 100) if sps.binom.cdf(4, 8 + k, 0.5) <= ALPHA)}

@@ -10,7 +10,7 @@ import torch
 
 from ablation import aggregate as A
 from ablation import store, train
-from ablation.claims import EXACT_GAP
+from ablation.verdicts import EXACT_GAP
 from ablation.config import Study
 from ablation.settings import Settings
 

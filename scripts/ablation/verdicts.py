@@ -1,0 +1,311 @@
+"""One claim's test and verdict: select -> seed units -> test -> verdict.
+
+A claim (``ablation.kinds.Claim``) travels down once:
+
+1. Select (``seed_units.select``): ``where`` picks the runs (values cast to the column's type).
+2. Seed units (``seed_units.claim_cells``): per part of the claim (its kind's per-seed conditions),
+   values (a comparison: differences matched on seed and every other factor) averaged within each
+   seed, per cell (``cells: every``) or over cells (``average``). The seed is the unit. A diverged
+   run's accuracy is unknown, so its seed's value is an interval over the metric's range, and it
+   counts against whichever verdict is being tested.
+3. Test (``p_values``, ``seedtests.condition_p``): the estimand ``share`` (default) tests the share
+   of seeds that meet the condition against ``share`` (default 1/2, the typical seed) with the exact
+   binomial test; ``mean`` tests the mean over seeds with the betting e-process; an adaptive study
+   takes the e-process for both. SUPPORTED and CONTRADICTED are one-sided tests of complementary
+   hypotheses. Over cells and parts (``combine``): SUPPORTED needs every condition of every cell
+   (intersection-union: the largest p), CONTRADICTED one (Bonferroni).
+4. Verdict (``decided``): at the claim's step of Holm's step-down over its family (``holm_steps``);
+   equal p-values point nowhere (INCONCLUSIVE).
+
+An ``exact`` claim is not estimated: every run's twin certificate is checked (``certificate``).
+``robustness`` (leave one seed out, at the same Holm step) and ``seeds_to_decide`` / ``reachable``
+(what the most favourable further seeds would do) are asked by the claims table
+(``ablation.claims``), a claim's scope (``ablation.scope``) and the adaptive rounds alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import measures, seed_units, seedtests, significance
+from .kinds import Claim, Part
+from .outputs import CERTIFICATE_COLUMNS
+from .seed_units import Cell, StudyRuns
+
+VERDICTS = ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")
+EXACT_GAP = 1e-3
+"""The largest |logit - twin logit| a run blind to order may show: float32 rounding of sums taken in
+another order, which grows with the logits' size; an exact claim's evidence prints the largest gap
+its runs show, and a model that sees order gives its twins gaps orders of magnitude larger."""
+SEEDS_TO_DECIDE_LIMIT = 100
+"""The most further seeds per cell an undecided claim's row counts up to."""
+
+
+@dataclass(frozen=True)
+class Judge:
+    """The config's statistics settings that decide verdicts (its ``stats``, defaults filled in)."""
+
+    cfg: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, stats: dict | None) -> "Judge":
+        return cls(measures.resolve_cfg(stats))
+
+    @property
+    def alpha(self) -> float:
+        return self.cfg["alpha"]
+
+    @property
+    def confidence(self) -> float:
+        return self.cfg["confidence"]
+
+    def family_name(self, study: str) -> str:
+        if self.cfg.get("family") == "config":
+            return "every claim of the config"
+        return f"study {study}" if study else "these claims"
+
+
+@dataclass(frozen=True)
+class HolmStep:
+    """A claim's step in Holm's step-down over its family: its factor, the floor (the largest
+    adjusted p ranked before it), its adjusted p and the family's size. A claim alone: factor 1."""
+
+    factor: float = 1
+    floor: float = 0.0
+    adjusted: float = np.nan
+    size: int = 1
+
+
+# --------------------------------------------------------------------------- the test of one cell
+
+
+def bounds(claim: Claim, part: Part) -> tuple[float, float]:
+    """The range of one seed's value: the metric's, or its differences' for a comparison."""
+    lo, hi = measures.BOUNDS[claim.metric]
+    return (lo - hi, hi - lo) if part.compare else (lo, hi)
+
+
+def p_values(claim: Claim, part: Part, lo, hi, step: float, sequential_rule: bool, alpha: float):
+    """(p_sup, p_con) of one part's condition on seed units [lo, hi] (..., seeds): the test the claims
+    table puts one cell to, and the simulations thousands of simulated cells at once."""
+    bounded = bounds(claim, part) if part.bounded else None
+    return seedtests.condition_p(part.condition, claim.estimand, claim.share, lo, hi, step, bounded, sequential_rule, alpha)
+
+
+@dataclass
+class Evidence:
+    """What one cell's seeds show about one condition, and the two one-sided p-values."""
+
+    words: str
+    p_sup: float
+    p_con: float
+    n: int  # seeds counted
+    met: int  # seeds that surely meet the condition
+    mean: float  # of the seeds' known values
+
+
+def cell_evidence(claim: Claim, part: Part, cell: Cell, sequential_rule: bool, alpha: float) -> Evidence:
+    cond = part.condition
+    counted = cond.counted(cell.lo, cell.hi, cell.step)
+    sure, possible = cond.sure(cell.lo, cell.hi) & counted, cond.possible(cell.lo, cell.hi) & counted
+    n, k = int(counted.sum()), int(sure.sum())
+    known = cell.known()
+    mean = float(cell.lo[known].mean()) if known.any() else np.nan
+    unsure = int((possible & ~sure).sum())
+    ties = cell.n - n
+    words = f"{k} of {n} seeds {cond.words}" + (f" ({ties} tied)" if ties else "")
+    if unsure:
+        words += f"; {unsure} seed(s) with a diverged run count against each verdict"
+    if claim.estimand == "mean":
+        words = f"mean {mean:.4g} over {cell.n} seeds; " + words
+    p_sup, p_con = p_values(claim, part, cell.lo, cell.hi, cell.step, sequential_rule, alpha)
+    return Evidence(words, float(p_sup), float(p_con), n, k, mean)
+
+
+def combine(p_sup, p_con) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A claim's (p_sup, p_con, deciding cell) from its cells' and parts' p-values (cells, parts, ...):
+    SUPPORTED needs every condition of every cell (intersection-union: the largest p); CONTRADICTED
+    one (Bonferroni over the cells and conditions). The deciding cell: the one with the largest
+    p_sup, or the smallest p_con when that is the smaller."""
+    p_sup, p_con = np.asarray(p_sup, dtype=float), np.asarray(p_con, dtype=float)
+    n_cells, n_parts = p_sup.shape[:2]
+    sup = p_sup.max(axis=1)
+    con = np.minimum(1.0, n_parts * p_con.min(axis=1))
+    claim_sup, claim_con = sup.max(axis=0), np.minimum(1.0, n_cells * con.min(axis=0))
+    deciding = np.where(claim_con < claim_sup, np.argmin(con, axis=0), np.argmax(sup, axis=0))
+    return claim_sup, claim_con, deciding
+
+
+@dataclass
+class Result:
+    """A claim's p-values over its cells, the cell that decides, and what the seeds show there."""
+
+    p_sup: float
+    p_con: float
+    n: int
+    deciding: int
+    evidence: list  # per cell: [Evidence per part]
+    cells: list  # per cell: [Cell per part]
+    desc: str = ""
+    seeds: tuple = ()
+    sequential: bool = False  # judged by the anytime-valid e-process
+
+
+def claim_test(claim: Claim, runs: StudyRuns, judge: Judge) -> Result:
+    """Select -> seed units -> test, for one (non-exact) claim. An adaptive study (``runs.design``)
+    judges a claim with the e-process; one without a bounded statistic on its first round's seeds."""
+    sequential_rule = runs.design is not None and claim.sequential
+    if runs.design is not None and not sequential_rule:
+        runs = runs.first_round()
+    cells, desc = seed_units.claim_cells(claim, runs, judge.cfg)
+    evidence = [[cell_evidence(claim, part, cell, sequential_rule, judge.alpha) for part, cell in zip(claim.parts, parts)]
+                for parts in cells]  # fmt: skip
+    p_sup, p_con, deciding = combine([[e.p_sup for e in ev] for ev in evidence], [[e.p_con for e in ev] for ev in evidence])
+    p_sup, p_con = float(p_sup), float(p_con)
+    n = min(cell.n for parts in cells for cell in parts)
+    if n < 2:  # no verdict from fewer than 2 seeds: equal p-values point nowhere (decided)
+        p_sup = p_con = 1.0
+    seeds = tuple(sorted({s for parts in cells for cell in parts for s in cell.seeds}, key=str))
+    return Result(p_sup, p_con, n, int(deciding), evidence, cells, desc, seeds, sequential_rule)
+
+
+# --------------------------------------------------------------------------- exact claims
+
+
+def certificate(claim: Claim, summary: pd.DataFrame) -> tuple[str, str, int]:
+    """An exact claim's verdict from every selected run's twin certificate: (verdict, evidence in
+    words, runs). A run holds it when no twin pair is predicted differently and its logits differ
+    from its twins' by at most EXACT_GAP; a run without a certificate (diverged, or trained before
+    runs recorded one) leaves the claim INCONCLUSIVE."""
+    sub = seed_units.select(summary, claim.where, claim.id)
+    missing_cols = [col for col in CERTIFICATE_COLUMNS if col not in sub]
+    if missing_cols:
+        return "INCONCLUSIVE", f"no run has a twin certificate ({', '.join(missing_cols)} missing)", len(sub)
+    gap, differ = measures.numeric(sub, "twin_logit_gap"), measures.numeric(sub, "twin_pairs_differ")
+    absent = ~(np.isfinite(gap) & np.isfinite(differ))
+    broken = ~absent & ((differ > 0) | (gap > EXACT_GAP))
+    ids = sub["run_id"].astype(str).to_numpy() if "run_id" in sub else np.arange(len(sub)).astype(str)
+    if broken.any():
+        named = ", ".join(f"{r} ({int(d)} twin pairs predicted differently, logit gap {g:.3g})"
+                          for r, d, g in zip(ids[broken][:5], differ[broken][:5], gap[broken][:5]))  # fmt: skip
+        more = f" and {int(broken.sum()) - 5} more" if broken.sum() > 5 else ""
+        return "CONTRADICTED", f"{int(broken.sum())} of {len(sub)} runs break the twin certificate: {named}{more}", len(sub)
+    if absent.any():
+        return "INCONCLUSIVE", (f"{int(absent.sum())} of {len(sub)} runs have no twin certificate (diverged or "
+                                f"trained without one): {', '.join(ids[absent][:5])}"), len(sub)  # fmt: skip
+    return "SUPPORTED", (f"all {len(sub)} runs hold the twin certificate: every twin pair predicted alike, "
+                         f"largest logit gap {np.max(gap, initial=0.0):.2g}"), len(sub)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+def direction(p_sup: float, p_con: float) -> str | None:
+    """The verdict with the smaller p; None at a tie (equal p-values point nowhere)."""
+    if p_sup < p_con:
+        return "SUPPORTED"
+    if p_con < p_sup:
+        return "CONTRADICTED"
+    return None
+
+
+def decided(p_sup: float, p_con: float, step: HolmStep, alpha: float) -> str:
+    """The verdict whose p, at its Holm step (times the step's factor, at least its floor: the
+    adjusted p of the claims ranked before it), is at most alpha; INCONCLUSIVE at a tie of the two
+    p-values. The adaptive rounds decide with the same function."""
+    toward = direction(p_sup, p_con)
+    if toward is None or max(step.floor, step.factor * min(p_sup, p_con)) > alpha:
+        return "INCONCLUSIVE"
+    return toward
+
+
+def holm_steps(raw) -> list[HolmStep]:
+    """Each p-value's step in Holm's step-down over one family, in the given order."""
+    raw = np.asarray(raw, dtype=float)
+    adjusted, order, m = significance.holm(raw), np.argsort(raw, kind="stable"), len(raw)
+    out = [None] * m
+    for rank, j in enumerate(order):
+        floor = float(np.max(np.minimum(1.0, (m - np.arange(rank)) * raw[order[:rank]]), initial=0.0))
+        out[j] = HolmStep(m - rank, floor, float(adjusted[j]), m)
+    return out
+
+
+def verdict_alone(claim: Claim, runs: StudyRuns, judge: Judge, step: HolmStep) -> tuple[str, int]:
+    """A claim's verdict (and its seeds, or runs for an exact claim) on ``runs`` at its Holm step."""
+    if claim.exact:
+        verdict, _, n = certificate(claim, runs.summary)
+        return verdict, n
+    r = claim_test(claim, runs, judge)
+    return decided(r.p_sup, r.p_con, step, judge.alpha), r.n
+
+
+def robustness(claim: Claim, runs: StudyRuns, judge: Judge, step: HolmStep, verdict: str, seeds) -> float:
+    """The share of leave-one-seed-out evaluations that repeat ``verdict`` at the claim's Holm step
+    (NaN without seeds): the claims table's robustness, and what makes an adaptive round call a
+    verdict fragile."""
+    same = []
+    for seed in seeds:
+        try:
+            left, _ = verdict_alone(claim, runs.without_seed(seed), judge, step)
+        except ValueError:  # the seed was the last of a cell
+            left = "INCONCLUSIVE"
+        same.append(left == verdict)
+    return float(np.mean(same)) if same else float("nan")
+
+
+# --------------------------------------------------------------------------- what would decide it
+
+
+def _grown(cells: list[list[Cell]], k, value: float) -> list[list[Cell]]:
+    """Every cell with further seeds at ``value``: ``k`` each, or one count per cell."""
+    ks = k if isinstance(k, list) else [k] * len(cells)
+    return [[cell.grown(n_more, value) for cell in parts] for parts, n_more in zip(cells, ks)]
+
+
+def _p_with(claim: Claim, cells: list[list[Cell]], sequential_rule: bool, alpha: float) -> tuple[float, float]:
+    per = [[p_values(claim, part, c.lo, c.hi, c.step, sequential_rule, alpha) for part, c in zip(claim.parts, parts)]
+           for parts in cells]  # fmt: skip
+    p_sup, p_con, _ = combine([[p[0] for p in ps] for ps in per], [[p[1] for p in ps] for ps in per])
+    return float(p_sup), float(p_con)
+
+
+def favourable(claim: Claim) -> dict[str, list[float]]:
+    """Per verdict, the per-seed values most favourable to it (one condition on bounded values)."""
+    part = claim.parts[0]
+    return part.condition.favourable(bounds(claim, part))
+
+
+def seeds_to_decide(claim: Claim, result: Result, step: HolmStep, alpha: float,
+                    limit: int = SEEDS_TO_DECIDE_LIMIT) -> dict[str, int | None]:  # fmt: skip
+    """Per verdict, the fewest further seeds per cell, every one at the value most favourable to
+    it, with which the claim's rule gives that verdict at its Holm step; None beyond ``limit``. What
+    an undecided claim's row says would decide it, and (on cells without seeds) what the plan says
+    a design needs. Not given for a claim of several conditions or unbounded values."""
+    if not claim.sequential or not result.cells:
+        return {}
+    out = {}
+    for verdict, values in favourable(claim).items():
+        out[verdict] = None
+        for k in range(1, limit + 1):
+            at_step = HolmStep(step.factor, 0.0, step.adjusted, step.size)
+            if any(decided(*_p_with(claim, _grown(result.cells, k, v), result.sequential, alpha), at_step, alpha) == verdict
+                   for v in values):  # fmt: skip
+                out[verdict] = k
+                break
+    return out
+
+
+def reachable(claim: Claim, runs: StudyRuns, judge: Judge, level: float) -> bool:
+    """Could an adaptive claim's p reach ``level`` by ``max_seeds``? Optimistically: every further
+    seed of every cell takes the value most favourable to one verdict."""
+    cells, _ = seed_units.claim_cells(claim, runs, judge.cfg)
+    n_more = [runs.design["max_seeds"] - parts[0].n for parts in cells]
+    if min(n_more, default=0) <= 0:
+        return False
+    for value in (v for values in favourable(claim).values() for v in values):
+        if min(_p_with(claim, _grown(cells, n_more, value), True, judge.alpha)) <= level:
+            return True
+    return False
