@@ -12,11 +12,11 @@ import torch
 
 from ablation import train
 from ablation.data import make_order_data
-from ablation.model import build_model
+from ablation.architectures import build_model
 from ablation.settings import Settings
 
 FAST = dict(n_train=96, n_test=24, epochs=25)
-FILES = ["settings.json", "curve.csv", "init_grads.csv", "provenance.json", "metrics.csv"]
+FILES = ["settings.json", "curve.csv", "init_grads.csv", "provenance.json", "weights.pt", "metrics.csv"]
 METRICS_COLUMNS = [
     "study", "run_id", "seed", "arch", "pos_enc", "attn_mask", "heads", "depth", "norm", "d_model", "ff",
     "head_hidden", "dropout", "seq_len", "n_train", "n_test", "noise", "data_seed", "lr", "epochs", "warmup", "device",
