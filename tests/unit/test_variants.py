@@ -166,7 +166,9 @@ def test_every_smoke_run_keeps_its_committed_params_sha256():
     position study: its AVX512 set, on an AMD EPYC) and, for machines whose kernels round differently,
     from the same training code later (the AVX2 set, and the set of AVX512 on an Intel Xeon, each
     written at a commit whose model, data and training were unchanged since the AVX512 set passed);
-    every one of those runs must still end on the bytes of this machine's set."""
+    the Intel Xeon set also holds the position and length studies' smoke runs (written with --new,
+    the position runs' bytes those of the code before the decoder existed). Every one of those runs
+    must still end on the bytes of this machine's set."""
     by_machine = json.loads(fixture.FIXTURE.read_text(encoding="utf-8"))
     key, expected = fixture.expected_set(by_machine)
     if expected is None:
