@@ -5,7 +5,9 @@ An architecture is a small class registered under the name the config's ``arch``
 (``@architecture("encoder")``), like the model's variants and the tasks. Its ``inputs`` and
 ``outputs`` must be its task's (ablation.data); ``mask``, when it names one, is the only attention
 mask it takes. These declarations are checked with the config, before any job (``check_study``),
-which reads them without torch: ``build`` imports the model where it makes one. The schema lists
+which reads them without torch: ``build`` imports the model where it makes one. A model maps a batch of
+inputs to one logit per sequence (outputs ``label``) or to next-token logits [n, T, V] (``sequence``;
+then it also decodes greedily, ``generate(prompt, steps)``, as ablation.train.test_counts asks). The schema lists
 the built-in names as the examples of ``arch`` (tests/unit/test_variants.py keeps them equal to this
 registry); plugins add theirs with the same decorator.
 

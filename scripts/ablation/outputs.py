@@ -29,7 +29,7 @@ FIGURES = (
         "accuracy_by_factor", "figures/accuracy_by_factor.png",
         "Test accuracy against each factor, coloured by the study's first factor (or its plot hint): every run "
         "is a dot, the diamonds are the means of the runs at each level with bootstrap intervals at the "
-        "configured confidence; the dashed line is chance.",
+        "configured confidence; the dashed line is chance (50 %, where every run's test set holds swap twins).",
     ),
     Output(
         "interactions", "figures/interactions.png",

@@ -35,6 +35,7 @@ import seaborn as sns  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 
 from . import io, outputs  # noqa: E402
+from .data import TASKS  # noqa: E402
 from .settings import sorted_levels  # noqa: E402
 
 DPI = 110
@@ -114,6 +115,9 @@ def plot_roles(factors: list[str], hint: dict | None = None) -> tuple[str | None
 def accuracy_by_factor(d: StudyData, path: Path) -> None:
     factors, hue, confidence = d.factors, d.hue, d.confidence
     df = d.summary.copy()
+    # 50 % is chance where every run's test set holds swap twins (the order task's); not for a copy task
+    tasks = set(df["task"].astype(str)) if "task" in df else {"order"}
+    chance = all(getattr(TASKS.get(t), "twins", False) for t in tasks)
     df["test_acc"] = pd.to_numeric(df["test_acc"], errors="coerce")
     panels = factors or [None]
     ncol = min(len(panels), 4)
@@ -144,14 +148,16 @@ def accuracy_by_factor(d: StudyData, path: Path) -> None:
             capsize=0.12, ax=ax, legend=factor == legend_panel, zorder=4,  # over the dots (zorder 3)
             markeredgecolor="black", markeredgewidth=0.8,
         )
-        ax.axhline(0.5, color="0.6", lw=0.8, ls="--")
+        if chance:
+            ax.axhline(0.5, color="0.6", lw=0.8, ls="--")
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel(factor if factor != "_all" else "")
         ax.set_ylabel("test accuracy")
     for ax in list(axes.flat)[len(panels):]:
         ax.set_axis_off()
     fig.suptitle(
-        f"Test accuracy by factor (dots: runs; diamonds: mean with {100 * confidence:g} % bootstrap CI; dashed: chance)"
+        f"Test accuracy by factor (dots: runs; diamonds: mean with {100 * confidence:g} % bootstrap CI"
+        + ("; dashed: chance)" if chance else ")")
     )
     _save(fig, path)
 
