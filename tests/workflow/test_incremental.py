@@ -134,7 +134,7 @@ def test_a_run_without_weights_recovers_them_in_its_evaluate_job_without_a_train
     metrics = {h: (store / h / "metrics.csv").read_bytes() for h in runs}
     for h in runs:
         (store / h / "weights.pt").unlink()
-    snakemake(finished_copy, "--cores", "2", "--configfile", write_config(finished_copy, cfg),
+    snakemake(finished_copy, "--cores", "2", f"--configfile={write_config(finished_copy, cfg)}",
               "smoke/results/length/evaluations.csv")  # fmt: skip
     assert {h: (store / h / "metrics.csv").read_bytes() for h in runs} == metrics
     assert all((store / h / "weights.pt").is_file() for h in runs)
