@@ -291,7 +291,6 @@ def write_weights(weights: dict, path) -> None:
 def write_outputs(result: RunResult, outdir, study: str = "", run_id: str = "") -> None:
     """Every output file of one run, atomically; metrics.csv last."""
     outdir = Path(outdir)
-    write_weights(result.weights, outdir / WEIGHTS)
     io.write_json(outdir / "settings.json", result.settings.as_dict())
     io.write_csv(outdir / "curve.csv", result.curve, CURVE_COLUMNS)
     io.write_csv(outdir / "init_grads.csv", result.init_grads, INIT_GRAD_COLUMNS)
@@ -300,6 +299,7 @@ def write_outputs(result: RunResult, outdir, study: str = "", run_id: str = "") 
     )
     record.update(study=study, run_id=run_id, threads=result.threads)
     io.write_json(outdir / "provenance.json", record)
+    write_weights(result.weights, outdir / WEIGHTS)
     io.write_csv(outdir / "metrics.csv", [result.metrics_row(study, run_id)], metrics_fields(result.settings))
 
 
