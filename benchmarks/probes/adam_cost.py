@@ -4,7 +4,7 @@ fused=True)``) and through ``torch.optim.Adam(fused=True)`` (``module``).
 
     python benchmarks/probes/adam_cost.py [--jobs 5] [--steps 300] [--out adam_cost.json]
 
-Each job builds the default model (``ablation.model.build_model`` of the default settings), gives its
+Each job builds the default model (``ablation.architectures.build_model`` of the default settings), gives its
 parameters fixed gradients, and times the optimiser's construction plus its first step (what every job
 pays once: lazy imports, first calls) and then ``--steps`` further steps (the per-step cost; the default
 run has 300). The jobs run three ways: forked from the fork server (``ablation.forkserver serve`` with
@@ -74,7 +74,7 @@ def _module(params: list):
 def job(impl: str, steps: int) -> dict:
     """One job's optimiser: construction + first step, then ``steps`` steps."""
     from ablation import settings as S
-    from ablation.model import build_model
+    from ablation.architectures import build_model
 
     dynamo_before = "torch._dynamo" in sys.modules
     torch.set_num_threads(1)

@@ -34,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: mea
 from measured import line, stamp  # noqa: E402
 
 from ablation.data import make_order_data  # noqa: E402
-from ablation.model import build_model, sinusoidal_encoding  # noqa: E402
+from ablation.architectures import build_model  # noqa: E402
+from ablation.model import sinusoidal_encoding  # noqa: E402
 from ablation.settings import Settings  # noqa: E402
 from ablation.train import Adam, _norm  # noqa: E402
 

@@ -6,7 +6,10 @@ readable run id and factor values, and the hash that names its folder in the run
 - ``summary.csv``: one row per run (every setting, the status and the final metrics);
 - ``curves.csv``: the learning curves, at most ``MAX_CURVE_POINTS`` epochs per run (evenly spaced,
   the last epoch always kept) so that a 10,000-run study stays small;
-- ``init_grads.csv``: per-layer gradient norms at step 0, with the run's factor values.
+- ``init_grads.csv``: per-layer gradient norms at step 0, with the run's factor values;
+- ``evaluations.csv`` (``python -m ablation.aggregate evaluations``): the runs' evaluations at the
+  study's test lengths (ablation.evaluate), one row per run, metric and length, with the run's id,
+  factor values and seed.
 
 Every per-run file is checked (present, header as expected, complete rows, finite where it must
 be); a truncated or corrupt file stops aggregation with an error naming that file.
@@ -26,7 +29,7 @@ from typing import NamedTuple
 
 from . import io, store
 from . import settings
-from .outputs import CERTIFICATE_COLUMNS, CURVE_COLUMNS, INIT_GRAD_COLUMNS
+from .outputs import CERTIFICATE_COLUMNS, CURVE_COLUMNS, EVALUATION_COLUMNS, INIT_GRAD_COLUMNS
 
 MAX_CURVE_POINTS = 100
 REQUIRED_METRICS = ("study", "run_id", "seed", "status", "test_correct", "test_total", "test_acc", "final_train_acc")
@@ -196,7 +199,47 @@ _LEFT_OUT = {name: json.dumps(value) if isinstance(value, dict) else value
              for name, value in (settings.defaults() | {"plugin_code": {}}).items() if name in settings.LEFT_OUT_AT_DEFAULT}  # fmt: skip
 
 
+def collect_evaluations(factor_names: list[str], index: list[dict], files: list[Path]) -> list[dict]:
+    """The rows of evaluations.csv: every evaluation of ``files`` (a run's, in its folder of the store:
+    results/runs/<hash>/evaluations/<lengths>.csv), in the order of the study's ``index``, led by
+    the run's id, hash, factor values and seed."""
+    by_hash = {}
+    for path in files:
+        table = _read_rows(Path(path), EVALUATION_COLUMNS)
+        rows = [dict(zip(table.header, fields)) for fields in table.fields(table.rows)]
+        run_hash = Path(path).parent.parent.name
+        if any(row["hash"] != run_hash for row in rows):
+            raise CorruptRunFile(f"{path}: rows of another run than {run_hash}")
+        by_hash[run_hash] = rows
+    out = []
+    for entry in index:
+        keys = {"run_id": entry["run_id"], "hash": entry["hash"]} | {f: entry[f] for f in factor_names}
+        out += [keys | {"seed": entry["seed"]} | {c: row[c] for c in EVALUATION_COLUMNS[1:]}
+                for row in by_hash.get(entry["hash"], [])]  # fmt: skip
+    return out
+
+
+def evaluations_main(argv) -> int:
+    ap = argparse.ArgumentParser(prog="python -m ablation.aggregate evaluations", description=collect_evaluations.__doc__.split(".")[0])
+    ap.add_argument("--index", required=True, type=Path, help="the study's runs.csv")
+    ap.add_argument("--evaluations", nargs="*", type=Path, default=[], help="the runs' evaluation files")
+    ap.add_argument("--out", required=True, type=Path)
+    args = ap.parse_args(argv)
+    factor_names, index = store.read_index(args.index)
+    try:
+        rows = collect_evaluations(factor_names, index, args.evaluations)
+    except CorruptRunFile as exc:
+        print(f"aggregate: refusing corrupt run file: {exc} (delete it to evaluate the run again)", file=sys.stderr)
+        return 1
+    io.write_csv(args.out, rows, ["run_id", "hash", *factor_names, "seed", *EVALUATION_COLUMNS[1:]])
+    print(f"collected {len(rows)} evaluations of {len(args.evaluations)} runs")
+    return 0
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["evaluations"]:
+        return evaluations_main(argv[1:])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--study", required=True, help="the study's name, written into summary.csv")
     ap.add_argument("--index", required=True, type=Path, help="the study's runs.csv")

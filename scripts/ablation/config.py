@@ -26,6 +26,7 @@ import yaml
 
 from . import kinds, plugins
 from . import settings
+from .architectures import check_study
 from .validation import (
     describe_type,
     one_line,
@@ -127,6 +128,7 @@ class Study:
     factors: dict  # name -> list of values, names in the schema's order, values in config order
     seeds: list
     claims: list = field(default_factory=list)  # kinds.Claim, built and checked by check_claims
+    eval_lengths: list = field(default_factory=list)  # the study's test lengths (besides each run's trained ones)
 
     @property
     def factor_names(self) -> list[str]:
@@ -323,9 +325,14 @@ def _validate(raw: dict) -> Config:
         # one home per setting: a factor is not also shown as fixed; factors in the schema's order
         fixed = {k: v for k, v in fixed.items() if k not in factors}
         factors = {k: factors[k] for k in setting_names if k in factors}
+        eval_lengths = _eval_lengths(name, body["eval_lengths"])
+        try:
+            check_study(name, settings.defaults() | fixed, factors, eval_lengths, origin)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         claims = check_claims(body["claims"], factors, setting_names, name)
         plugins.check_exact(name, claims, fixed, factors)
-        studies[name] = Study(name, body["description"], fixed, factors, seeds, claims)
+        studies[name] = Study(name, body["description"], fixed, factors, seeds, claims, eval_lengths)
     claim_ids = {claim.id for study in studies.values() for claim in study.claims}
     for cid in cfg["report"]["headline"]:
         if cid not in claim_ids:
@@ -338,6 +345,15 @@ def _validate(raw: dict) -> Config:
         raw=raw,
         outdir=cfg["outdir"],
     )
+
+
+def _eval_lengths(study: str, given) -> list[int]:
+    """A study's ``eval_lengths``, a list or a range {from, to}, as sorted lengths."""
+    if isinstance(given, dict):
+        if given["from"] > given["to"]:
+            raise ConfigError(f"study {study!r}: eval_lengths: from {given['from']} is above to {given['to']}")
+        return list(range(given["from"], given["to"] + 1))
+    return sorted(given)
 
 
 def _origin(own_fixed: dict, defaults: dict, factors: dict, key: str) -> str:

@@ -1,11 +1,24 @@
-"""The tasks, and the built-in one: the order task (does marker A come before marker B?).
+"""The tasks: what each one feeds a model, what it asks back and how the answers are scored; the
+order task (does marker A come before marker B?) and the two copy tasks of the length study.
 
-A task is a small class registered under the name the config's ``task`` setting uses
-(``@task("order")``): it declares its own settings (``settings``: name -> JSON schema with a
-default and a description; the config gives them under ``task_settings``), says whether its test set
-holds swap twins (``twins``), and builds the train and test tensors of one run from its settings
-(``data(s)``). Every task feeds the same models: X [n, seq_len, d_model] float32, y [n] in {0, 1}.
-Plugins (ablation.plugins) register theirs with the same decorator.
+A task is a small class derived from ``Task`` and registered under the name the config's ``task``
+setting uses (``@task("order")``). It declares
+
+- its own settings (``settings``: name -> JSON schema with a default and a description; the config
+  gives them under ``task_settings``) and whether its test set holds swap twins (``twins``);
+- its ``inputs`` (``"vectors"``: float vectors [n, T, d_model]; ``"tokens"``: token ids [n, T]) and
+  its ``outputs`` (``"label"``: one label per sequence; ``"sequence"``: a target token at some
+  positions, ``IGNORE`` elsewhere), which the architecture (``ablation.architectures``) must match;
+- its ``metrics`` (name -> ``Metric``; the first is its main one, the run's ``test_acc``) and
+  ``score``, which counts them on a test set's predictions;
+- the lengths it can build (``min_length`` and up), the positions a sequence of length n occupies
+  (``positions(n)``) and the lengths a run trains on (``trained_lengths(s)``);
+- its data: ``data(s)`` builds a run's training and test tensors, ``test_set(s, n)`` a test set at
+  any length n from the run's data seed.
+
+Plugins (ablation.plugins) register theirs with the same decorator. The declarations are read when
+the config is checked, before any job: this module imports numpy only, and torch where tensors are
+made.
 
 The order task:
 
@@ -20,7 +33,17 @@ prediction, so it scores exactly half of the 2 * n_test test sequences.
 The data depend only on the data seed (``settings.effective_data_seed``) and the data settings
 (seq_len, d_model, n_train, n_test, noise): never on the model's seed or settings. The markers,
 the training set and the test set come from three independent child streams of that seed, so e.g.
-changing n_train leaves the markers and the test set unchanged.
+changing n_train leaves the markers and the test set unchanged. Its test set at length n is the
+test set of the same run with seq_len n.
+
+The copy tasks (Kazemnejad et al. 2023, "Copy"):
+
+A sequence of length n is a prompt of n content tokens, a separator, the same n tokens again (the
+answer) and an end-of-sequence token; the model reads it left to right and is scored on the answer
+and the end token only. ``repeat_copy`` repeats one token n times, ``copy`` draws every token. To
+end on time the model must count, which is what a positional encoding has to carry to lengths it
+never saw. A run trains on lengths drawn uniformly from 1 to seq_len, its sequences padded to the
+longest; its test set at length n holds n_test sequences of exactly that length.
 """
 
 from __future__ import annotations
@@ -28,25 +51,126 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import torch
 
 from .registry import registrar
 
 DATA_SETTINGS = ("seq_len", "d_model", "n_train", "n_test", "noise")
+IGNORE = -100
+"""A target position that is not scored (cross-entropy's ignore_index): the prompt and the padding."""
 
 TASKS: dict[str, type] = {}
+_register = registrar(TASKS, "task")
 
 
-task = registrar(TASKS, "task")
-"""A class decorator: ``@task("order")`` registers the class under "order"."""
+def task(name: str):
+    """A class decorator: ``@task("order")`` registers a ``Task`` subclass under "order"."""
+
+    def register(cls):
+        if not (isinstance(cls, type) and issubclass(cls, Task)):
+            raise TypeError(f"task {name!r}: {getattr(cls, '__name__', cls)} must derive from ablation.data.Task")
+        return _register(name)(cls)
+
+    return register
 
 
 @dataclasses.dataclass(frozen=True)
 class TaskData:
-    X_train: torch.Tensor  # [n_train, seq_len, d_model] float32
-    y_train: torch.Tensor  # [n_train] float32 in {0, 1}
-    X_test: torch.Tensor  # [n_test_total, seq_len, d_model]; with twins: the drawn half, then its twins
-    y_test: torch.Tensor  # [n_test_total]
+    X_train: "torch.Tensor"  # noqa: F821  [n_train, T, d_model] float32, or token ids [n_train, T] int64
+    y_train: "torch.Tensor"  # noqa: F821  [n_train] float32 in {0, 1}, or target ids [n_train, T] (IGNORE: not scored)
+    X_test: "torch.Tensor"  # noqa: F821  at seq_len; with twins: the drawn half, then its twins
+    y_test: "torch.Tensor"  # noqa: F821
+
+
+@dataclasses.dataclass(frozen=True)
+class Metric:
+    """A metric a task reports on a test set: value = correct / total, so it lies in ``range`` and
+    moves in steps of one ``counts`` (its resolution, 1 / total)."""
+
+    counts: str  # what total counts, in words: "test sequences", "answer tokens"
+    range: tuple = (0.0, 1.0)
+    higher_is_better: bool = True
+
+    def resolution(self, total: int) -> float:
+        return 1.0 / total
+
+
+class Task:
+    """What every task declares, with the defaults of a classifier of float vectors: one label per
+    sequence, scored by its accuracy, trained and tested at the run's seq_len."""
+
+    settings: dict = {}
+    twins = False
+    inputs, outputs = "vectors", "label"
+    metrics = {"accuracy": Metric("test sequences")}
+    min_length = 1
+
+    @property
+    def main_metric(self) -> str:
+        """The metric the run's test_acc reports (at seq_len): the first declared."""
+        return next(iter(self.metrics))
+
+    def positions(self, n: int) -> int:
+        """Positions a sequence of length n occupies in the model."""
+        return n
+
+    def trained_lengths(self, s) -> list[int]:
+        return [s.seq_len]
+
+    def data(self, s) -> TaskData:
+        raise NotImplementedError(f"{type(self).__name__} builds no data")
+
+    def test_set(self, s, n: int) -> tuple:
+        """(inputs, targets) of the test set at length n: that of the same run with seq_len n."""
+        d = self.data(dataclasses.replace(s, seq_len=n))
+        return d.X_test, d.y_test
+
+    def score(self, predicted, y) -> dict[str, tuple[int, int]]:
+        """metric -> (correct, total) of predicted labels (bool [n]) against the labels y [n]."""
+        return {"accuracy": (int(predicted.eq(y > 0.5).sum()), int(y.shape[0]))}
+
+
+def task_of(s) -> Task:
+    """The task of the run ``s``, built with its task settings (defaults filled in)."""
+    task_class = TASKS[s.task]
+    return task_class(**{k: spec["default"] for k, spec in task_class.settings.items()} | s.task_settings)
+
+
+def make_data(s) -> TaskData:
+    """The data of the run ``s``: its task's."""
+    return task_of(s).data(s)
+
+
+def evaluated_lengths(s, eval_lengths: list[int]) -> list[int]:
+    """The test lengths of a run of a study with ``eval_lengths``: those and the run's trained
+    lengths, sorted; none when the study evaluates nothing."""
+    if not eval_lengths:
+        return []
+    return sorted(set(eval_lengths) | set(task_of(s).trained_lengths(s)))
+
+
+def lengths_key(lengths) -> str:
+    """Test lengths as a file name: runs of consecutive lengths as 'a-b', joined by '_' (1-16, 8_16_32)."""
+    out, values = [], sorted(set(lengths))
+    start = prev = values[0]
+    for n in [*values[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = n
+    return "_".join(out)
+
+
+def parse_lengths_key(key: str) -> list[int]:
+    """The lengths of ``lengths_key``'s text."""
+    lengths = []
+    for part in key.split("_"):
+        low, _, high = part.partition("-")
+        lengths += range(int(low), int(high or low) + 1)
+    return lengths
+
+
+# --- the order task ----------------------------------------------------------------------------
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,6 +198,8 @@ def _labels(pos: np.ndarray) -> np.ndarray:
 
 
 def make_order_data(settings) -> OrderData:
+    import torch  # tensors are made here, not where the config reads the tasks' declarations
+
     s = settings
     if s.seq_len < 2:
         raise ValueError(f"seq_len must be at least 2 to hold both markers, got {s.seq_len}")
@@ -105,19 +231,93 @@ def make_order_data(settings) -> OrderData:
 
 
 @task("order")
-class Order:
+class Order(Task):
     """Does marker A come before marker B (this module's docstring)? Its settings are the run's own
     (seq_len, d_model, n_train, n_test, noise); its test set ends with the twins of its first half."""
 
-    settings: dict = {}
     twins = True
+    min_length = 2  # both markers
 
     def data(self, s) -> OrderData:
         return make_order_data(s)
 
 
-def make_data(s) -> TaskData:
-    """The data of the run ``s``: its task, built with its task settings (defaults filled in by
-    the config's validation)."""
-    task_class = TASKS[s.task]
-    return task_class(**{k: spec["default"] for k, spec in task_class.settings.items()} | s.task_settings).data(s)
+# --- the copy tasks ----------------------------------------------------------------------------
+
+
+class CopyTask(Task):
+    """Token ids in, the prompt's tokens back (this module's docstring): exact match of the answer
+    and its end token, and the share of those tokens right, under greedy decoding."""
+
+    settings = {"vocab": {"type": "integer", "minimum": 1, "default": 10, "description": "content tokens to draw from"}}
+    inputs, outputs = "tokens", "sequence"
+    metrics = {
+        "exact_match": Metric("test sequences"),  # every answer token and the end token right
+        "token_accuracy": Metric("answer tokens"),  # of the answer and end tokens, the share right
+    }
+    PAD, SEP, EOS = 0, 1, 2  # then the content tokens 3 .. 3 + vocab - 1
+
+    def __init__(self, vocab: int):
+        self.vocab = vocab
+        self.vocab_size = vocab + 3
+
+    def positions(self, n: int) -> int:
+        return 2 * n + 1  # prompt, separator, answer: the end token is predicted, never read
+
+    def trained_lengths(self, s) -> list[int]:
+        return list(range(1, s.seq_len + 1))
+
+    def prompts(self, rng: np.random.Generator, lengths: np.ndarray) -> np.ndarray:
+        """The content tokens to copy, [len(lengths), max(lengths)] (row i uses its first lengths[i])."""
+        raise NotImplementedError
+
+    def sequences(self, rng: np.random.Generator, lengths: np.ndarray, width: int):
+        """(inputs, targets) [len(lengths), width] int64 for prompts of ``lengths``, padded to ``width``:
+        input i holds token i of prompt, separator, answer, end; target i is token i + 1 where that is
+        an answer or the end token, else IGNORE."""
+        import torch  # tensors are made here, not where the config reads the tasks' declarations
+
+        count = len(lengths)
+        tokens = np.full((count, width + 1), self.PAD, dtype=np.int64)
+        scored = np.zeros((count, width + 1), dtype=bool)
+        prompts = self.prompts(rng, lengths)
+        for i, n in enumerate(lengths):
+            tokens[i, :n] = tokens[i, n + 1 : 2 * n + 1] = prompts[i, :n]
+            tokens[i, n], tokens[i, 2 * n + 1] = self.SEP, self.EOS
+            scored[i, n + 1 : 2 * n + 2] = True
+        targets = np.where(scored[:, 1:], tokens[:, 1:], IGNORE)
+        return torch.from_numpy(tokens[:, :-1].copy()), torch.from_numpy(targets)
+
+    def data(self, s) -> TaskData:
+        rng = np.random.default_rng(np.random.SeedSequence(s.effective_data_seed, spawn_key=(0,)))
+        lengths = rng.integers(1, s.seq_len + 1, size=s.n_train)
+        X_train, y_train = self.sequences(rng, lengths, self.positions(s.seq_len))
+        return TaskData(X_train, y_train, *self.test_set(s, s.seq_len))
+
+    def test_set(self, s, n: int) -> tuple:
+        """n_test sequences of length n, from the data seed's own stream for that length."""
+        rng = np.random.default_rng(np.random.SeedSequence(s.effective_data_seed, spawn_key=(1, n)))
+        return self.sequences(rng, np.full(s.n_test, n), self.positions(n))
+
+    def score(self, predicted, y) -> dict[str, tuple[int, int]]:
+        """Generated tokens [n, m] against the answer and end tokens y [n, m]."""
+        right = predicted.eq(y)
+        return {"exact_match": (int(right.all(dim=1).sum()), int(y.shape[0])),
+                "token_accuracy": (int(right.sum()), int(y.numel()))}  # fmt: skip
+
+
+@task("repeat_copy")
+class RepeatCopy(CopyTask):
+    """One token repeated n times, copied (Kazemnejad et al. 2023, "Copy, one token repeated")."""
+
+    def prompts(self, rng, lengths):
+        token = rng.integers(3, self.vocab_size, size=len(lengths))
+        return np.repeat(token[:, None], max(lengths), axis=1)
+
+
+@task("copy")
+class Copy(CopyTask):
+    """n tokens drawn independently, copied."""
+
+    def prompts(self, rng, lengths):
+        return rng.integers(3, self.vocab_size, size=(len(lengths), max(lengths)))

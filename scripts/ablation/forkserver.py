@@ -12,7 +12,9 @@ environment and its three standard file descriptors (so ``> {log} 2>&1`` works a
 for the exit status; the server forks a child that runs ``ablation.train.main`` exactly as a fresh
 process would (same seeds, same thread settings: results are bit-identical; tests/workflow/test_forkserver.py).
 Without a server (variable unset or empty, the server gone, a cluster node) the command trains in
-its own process: the fork server only ever changes speed, never results.
+its own process: the fork server only ever changes speed, never results. Evaluate jobs
+(``python -m ablation.forkserver evaluate ...``, the arguments of ``ablation.evaluate``) are forked
+from the same server, which runs ``ablation.evaluate.main`` for them.
 
 Lifetime: the server exits when Snakemake (its parent) exits, or on SIGTERM (the ``onsuccess``/
 ``onerror`` hooks). A child exits as soon as its client does (Snakemake killing a job kills the
@@ -87,21 +89,33 @@ def _train_here(argv: list[str]) -> int:
     return train.main(argv)
 
 
-def client(argv: list[str]) -> int:
-    """Run ``ablation.train.main(argv)`` in the fork server if one is reachable, else in this process."""
+def _evaluate_here(argv: list[str]) -> int:
+    from ablation import evaluate  # torch: imported only where evaluation runs, never by a client the server serves
+
+    return evaluate.main(argv)
+
+
+COMMANDS = {"train": (None, _train_here), "evaluate": ("ablation.evaluate", _evaluate_here)}
+"""command -> (the module a forked child runs, None: the server's own target; the same in this process)."""
+
+
+def client(argv: list[str], command: str = "train") -> int:
+    """Run ``command`` (``ablation.train.main(argv)``, or ``ablation.evaluate``'s) in the fork server if
+    one is reachable, else in this process."""
+    target, here = COMMANDS[command]
     address = server_address()
     if address is None:
-        return _train_here(argv)
+        return here(argv)
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(address)
-        _send_request(conn, {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)})
+        _send_request(conn, {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "target": target})
         started = conn.recv(1) == _STARTED  # the forked child's first word
     except OSError:
         started = False
     if not started:  # no server (gone, never there, a different machine): same work, just slower
         conn.close()
-        return _train_here(argv)
+        return here(argv)
     try:
         (status,) = _LEN.unpack(_recv_exact(conn, _LEN.size))
     except (ConnectionError, OSError):
@@ -136,6 +150,8 @@ def _child(conn: socket.socket, request: dict, fds: list[int], target: str) -> i
     os.environ.update(request["env"])
     os.environ[LAUNCHER_VAR] = "fork-server"
     argv = list(request["argv"])
+    if request.get("target") in {module for module, _ in COMMANDS.values() if module}:
+        target = request["target"]  # a command's own module (COMMANDS), else the server's
     sys.argv = [target, *argv]
 
     def die_with_client() -> None:  # the client sends nothing more: EOF means it is gone
@@ -302,8 +318,8 @@ def stop(handle=None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["train"]:
-        return client(argv[1:])
+    if argv[:1] and argv[0] in COMMANDS:
+        return client(argv[1:], argv[0])
     if argv[:1] == ["serve"]:
         import argparse
 

@@ -1,5 +1,5 @@
-"""The models: multi-head self-attention, the encoder block, the two order classifiers, and the
-registries of their variants.
+"""The models: multi-head self-attention, the encoder block, the two classifiers, the causal decoder,
+and the registries of their variants.
 
 Every parameter is named, shaped and initialised like its torch counterpart, so weights copy over
 with ``load_state_dict`` (see ablation.checks) and, under the same ``torch.manual_seed``, our
@@ -11,6 +11,12 @@ A model variant is a small class registered under the name the config uses:
 - POSITIONAL_ENCODINGS (setting ``pos_enc``): how position enters the model;
 - ATTENTION_MASKS (setting ``attn_mask``): which keys each query may attend to;
 - NORMS (setting ``norm``): where the LayerNorms sit in an encoder block.
+
+A positional encoding is built for the positions its tables cover (``positions``: the run's setting
+of that name, or the positions its trained lengths occupy, ablation.architectures) and takes inputs
+of any length. Its fixed tables are functions of position: past the stored rows they are computed,
+and their prefix is the stored table bit for bit. A learned table has no row past its own: those
+positions get no position vector (zeros).
 
 The schema lists the built-in names of those settings as their examples (tests/unit/test_variants.py
 keeps them equal to the registries), and everything else (plots, report, tests that loop over
@@ -28,7 +34,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .registry import registrar
+from .registry import lookup, registrar
 
 POSITIONAL_ENCODINGS: dict[str, type[nn.Module]] = {}
 ATTENTION_MASKS: dict[str, type] = {}
@@ -38,14 +44,6 @@ NORMS: dict[str, type] = {}
 positional_encoding = registrar(POSITIONAL_ENCODINGS, "positional encoding")
 attention_mask = registrar(ATTENTION_MASKS, "attention mask")
 norm_placement = registrar(NORMS, "norm placement")
-
-
-def lookup(registry: dict, name: str, setting: str):
-    """registry[name], or a one-line error that lists the registered names."""
-    try:
-        return registry[name]
-    except KeyError:
-        raise ValueError(f"{setting} must be one of {', '.join(registry)}; got {name!r}") from None
 
 
 # --- positional encodings ----------------------------------------------------------------------
@@ -61,7 +59,7 @@ class NoPositionalEncoding(nn.Module):
 
     sees_order = False
 
-    def __init__(self, seq_len: int, d_model: int, heads: int):
+    def __init__(self, positions: int, d_model: int, heads: int):
         super().__init__()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # x: [B, T, D]
@@ -99,12 +97,14 @@ class Sinusoidal(NoPositionalEncoding):
 
     sees_order = True
 
-    def __init__(self, seq_len: int, d_model: int, heads: int):
-        super().__init__(seq_len, d_model, heads)
-        self.register_buffer("pe", sinusoidal_encoding(seq_len, d_model))  # [T, D]
+    def __init__(self, positions: int, d_model: int, heads: int):
+        super().__init__(positions, d_model, heads)
+        self.register_buffer("pe", sinusoidal_encoding(positions, d_model))  # [positions, D]
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x + self.pe
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # x: [B, T, D]
+        T, D = x.shape[1:]
+        pe = self.pe[:T] if T <= len(self.pe) else sinusoidal_encoding(T, D).to(x.device)  # [T, D]
+        return x + pe
 
 
 @positional_encoding("learned")
@@ -114,13 +114,16 @@ class Learned(NoPositionalEncoding):
 
     sees_order = True
 
-    def __init__(self, seq_len: int, d_model: int, heads: int):
-        super().__init__(seq_len, d_model, heads)
-        self.table = nn.Embedding(seq_len, d_model)  # weight [T, D]
+    def __init__(self, positions: int, d_model: int, heads: int):
+        super().__init__(positions, d_model, heads)
+        self.table = nn.Embedding(positions, d_model)  # weight [positions, D]
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        positions = torch.arange(x.shape[1], device=x.device)  # [T]
-        return x + self.table(positions)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # x: [B, T, D]
+        T, rows = x.shape[1], self.table.num_embeddings
+        pe = self.table(torch.arange(min(T, rows), device=x.device))  # [min(T, rows), D]
+        if T > rows:  # positions past the table have no row: no position vector
+            pe = F.pad(pe, (0, 0, 0, T - rows))
+        return x + pe
 
 
 @positional_encoding("rope")
@@ -132,21 +135,30 @@ class Rotary(NoPositionalEncoding):
 
     sees_order = True
 
-    def __init__(self, seq_len: int, d_model: int, heads: int):
-        super().__init__(seq_len, d_model, heads)
+    def __init__(self, positions: int, d_model: int, heads: int):
+        super().__init__(positions, d_model, heads)
         d_head = d_model // heads
         if d_head % 2:
             raise ValueError(f"pos_enc rope needs an even head dimension; d_model {d_model} / heads {heads} = {d_head}")
+        cos, sin = self.tables(positions, d_head)
+        # fixed tables, not parameters: kept out of the state_dict (and so out of params_sha256)
+        self.register_buffer("cos", cos, persistent=False)  # [positions, dh]
+        self.register_buffer("sin", sin, persistent=False)
+
+    @staticmethod
+    def tables(T: int, d_head: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """(cos, sin) [T, dh] of the angles pos / 10000^(2i/dh), in float64, rounded once to float32."""
         half = d_head // 2
         inv_freq = 10000.0 ** (-torch.arange(half, dtype=torch.float64) / half)  # [dh/2]
-        angles = torch.arange(seq_len, dtype=torch.float64).unsqueeze(1) * inv_freq  # [T, dh/2]
-        # fixed tables, not parameters: kept out of the state_dict (and so out of params_sha256)
-        self.register_buffer("cos", angles.cos().float().repeat(1, 2), persistent=False)  # [T, dh]
-        self.register_buffer("sin", angles.sin().float().repeat(1, 2), persistent=False)
+        angles = torch.arange(T, dtype=torch.float64).unsqueeze(1) * inv_freq  # [T, dh/2]
+        return angles.cos().float().repeat(1, 2), angles.sin().float().repeat(1, 2)
 
-    def rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:  # [B, H, T, dh]
         T = q.shape[2]
-        cos, sin = self.cos[:T], self.sin[:T]
+        if T <= len(self.cos):
+            cos, sin = self.cos[:T], self.sin[:T]
+        else:
+            cos, sin = (t.to(q.device) for t in self.tables(T, q.shape[-1]))
         return q * cos + self._rotate_half(q) * sin, k * cos + self._rotate_half(k) * sin
 
     @staticmethod
@@ -166,16 +178,23 @@ class ALiBi(NoPositionalEncoding):
 
     sees_order = True
 
-    def __init__(self, seq_len: int, d_model: int, heads: int):
-        super().__init__(seq_len, d_model, heads)
-        slopes = 2.0 ** (-8.0 * torch.arange(1, heads + 1) / heads)  # [H]
-        pos = torch.arange(seq_len)
-        distance = (pos.unsqueeze(0) - pos.unsqueeze(1)).abs()  # [T, T]
+    def __init__(self, positions: int, d_model: int, heads: int):
+        super().__init__(positions, d_model, heads)
         # a fixed table, not a parameter: kept out of the state_dict (and so out of params_sha256)
-        self.register_buffer("table", -slopes.view(-1, 1, 1) * distance, persistent=False)  # [H, T, T]
+        self.register_buffer("table", self.biases(positions, heads), persistent=False)  # [H, positions, positions]
+
+    @staticmethod
+    def biases(T: int, heads: int) -> torch.Tensor:
+        """[H, T, T]: -m_h |s - t|."""
+        slopes = 2.0 ** (-8.0 * torch.arange(1, heads + 1) / heads)  # [H]
+        pos = torch.arange(T)
+        distance = (pos.unsqueeze(0) - pos.unsqueeze(1)).abs()  # [T, T]
+        return -slopes.view(-1, 1, 1) * distance
 
     def bias(self, T: int) -> torch.Tensor:
-        return self.table[:, :T, :T]
+        if T <= self.table.shape[-1]:
+            return self.table[:, :T, :T]
+        return self.biases(T, len(self.table)).to(self.table.device)
 
 
 # --- attention masks ---------------------------------------------------------------------------
@@ -211,7 +230,7 @@ def _causal_mask(T: int) -> torch.Tensor:
 # --- the layers --------------------------------------------------------------------------------
 
 
-def _check_heads(d_model: int, heads: int) -> None:
+def check_heads(d_model: int, heads: int) -> None:
     if heads < 1 or d_model % heads:
         raise ValueError(f"heads ({heads}) must be a positive divisor of d_model ({d_model})")
 
@@ -230,7 +249,7 @@ class MultiHeadSelfAttention(nn.Module):
 
     def __init__(self, d_model: int, heads: int, dropout: float = 0.0):
         super().__init__()
-        _check_heads(d_model, heads)
+        check_heads(d_model, heads)
         self.d_model, self.heads, self.d_head = d_model, heads, d_model // heads
         self.dropout = dropout
         self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model))
@@ -378,14 +397,39 @@ class OrderClassifier(nn.Module):
         return self.head(x.mean(dim=1)).squeeze(-1)  # mean-pool over positions, then the MLP
 
 
-def build_model(settings) -> nn.Module:
-    """The model of one run's settings (initialised from torch's current random state)."""
-    s = settings
-    _check_heads(s.d_model, s.heads)
-    if s.arch == "attention_only":
-        return TinyAttnClassifier(s.d_model, s.heads, s.head_hidden, s.seq_len, s.pos_enc, s.attn_mask, s.dropout)
-    if s.arch == "encoder":
-        return OrderClassifier(
-            s.d_model, s.heads, s.depth, s.ff, s.norm, s.head_hidden, s.seq_len, s.pos_enc, s.attn_mask, s.dropout
-        )
-    raise ValueError(f"unknown arch {s.arch!r} (expected 'attention_only' or 'encoder')")
+# --- the decoder -------------------------------------------------------------------------------
+
+
+class CausalDecoder(nn.Module):
+    """arch 'decoder': token embedding, PE, ``depth`` blocks under the causal mask (+ a final LayerNorm
+    for pre-norm), a language-model head: the logits of the next token at every position (nanoGPT's
+    layout, with this module's blocks and variants)."""
+
+    def __init__(
+        self, vocab: int, d_model: int, heads: int, depth: int, ff: int, norm: str, positions: int, pos_enc: str,
+        attn_mask: str = "causal", dropout: float = 0.0,
+    ):  # fmt: skip
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d_model)
+        self.pos_enc = lookup(POSITIONAL_ENCODINGS, pos_enc, "pos_enc")(positions, d_model, heads)
+        self.mask = lookup(ATTENTION_MASKS, attn_mask, "attn_mask")()
+        self.blocks = nn.ModuleList(EncoderBlock(d_model, heads, ff, norm, dropout) for _ in range(depth))
+        self.final_norm = nn.LayerNorm(d_model) if lookup(NORMS, norm, "norm").final_norm else None
+        self.lm_head = nn.Linear(d_model, vocab)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:  # tokens: [B, T] int64 -> logits [B, T, V]
+        x = self.pos_enc(self.embed(tokens))  # [B, T, D]
+        for block in self.blocks:
+            x = block(x, self.pos_enc, self.mask)
+        if self.final_norm is not None:
+            x = self.final_norm(x)
+        return self.lm_head(x)
+
+    @torch.no_grad()
+    def generate(self, prompt: torch.Tensor, steps: int) -> torch.Tensor:  # prompt: [B, P] -> [B, steps]
+        """Greedy decoding: ``steps`` times, append the most likely next token."""
+        tokens = prompt
+        for _ in range(steps):
+            logits = self(tokens)[:, -1]  # [B, V]: the next token's
+            tokens = torch.cat([tokens, logits.argmax(dim=-1, keepdim=True)], dim=1)
+        return tokens[:, prompt.shape[1] :]

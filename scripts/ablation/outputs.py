@@ -29,7 +29,7 @@ FIGURES = (
         "accuracy_by_factor", "figures/accuracy_by_factor.png",
         "Test accuracy against each factor, coloured by the study's first factor (or its plot hint): every run "
         "is a dot, the diamonds are the means of the runs at each level with bootstrap intervals at the "
-        "configured confidence; the dashed line is chance.",
+        "configured confidence; the dashed line is chance (50 %, where every run's test set holds swap twins).",
     ),
     Output(
         "interactions", "figures/interactions.png",
@@ -47,6 +47,13 @@ FIGURES = (
         "grad_norms_init", "figures/grad_norms_init.png",
         "Per-layer gradient norms at step 0, drawn like the learning curves: post-norm is expected to grow "
         "toward the output, pre-norm to stay flat (Xiong et al. 2020, Fig. 3).",
+    ),
+    Output(
+        "length_generalization", "figures/length_generalization.png",
+        "Each metric of the study's evaluations against the test length, one panel per metric and combination of "
+        "the factors other than the study's first (or its plot hint `hue`), which colours: every seed's run is a "
+        "thin line, each level's mean over seeds bold; the lengths the runs trained at are shaded.",
+        "metrics by test length",
     ),
 )  # fmt: skip
 
@@ -100,6 +107,13 @@ TABLES = (
         "Runs",
     ),
     Output(
+        "evaluations", "evaluations.csv",
+        "One row per run, metric and test length of the study's evaluations (its `eval_lengths` and each run's "
+        "trained lengths), from the run's stored weights: the value, the counts it is the share of, and whether "
+        "the run trained at that length.",
+        "Evaluations by test length", by_level=False,
+    ),
+    Output(
         "claims", "tables/claims.csv",
         "The study's claims (from the config), each with its verdict (SUPPORTED, CONTRADICTED or INCONCLUSIVE), "
         "what the seeds show in words (how many met the claim's per-seed condition, the test and its p), the share "
@@ -142,6 +156,9 @@ ROBUST = 0.8
 # init_grads.csv, keyed by the run.
 CURVE_COLUMNS = ("epoch", "lr", "train_loss", "train_acc", "grad_norm")
 INIT_GRAD_COLUMNS = ("layer", "grad_norm")
+EVALUATION_COLUMNS = ("hash", "metric", "length", "value", "correct", "total", "trained")
+"""The columns of a run's evaluations (results/runs/<hash>/evaluations/<lengths>.csv): ablation.evaluate
+writes them, ablation.aggregate collects them into evaluations.csv, keyed by the run."""
 CERTIFICATE_COLUMNS = ("twin_logit_gap", "twin_pairs_differ")
 """The twin certificate a run records at training time (ablation.train); runs trained before it
 have none, and their summary rows leave these empty."""
@@ -158,8 +175,10 @@ GLOSSARY = {
     "run_id": "The run's name: its factor values and seed.",
     "seed": "The experimental unit: it fixes the data and the initialisation of every cell it runs in.",
     "status": "ok, or diverged (a non-finite training loss).",
-    "test_acc": "Accuracy on the swap-paired test set (0-1; shown as %); 50 % is chance.",
-    "final_train_acc": "Training accuracy after the last epoch (0-1).",
+    "test_acc": "The task's main metric on its test set at seq_len (0-1; shown as %): the order task's accuracy on "
+    "the swap-paired test set (50 % is chance); a copy task's exact match under greedy decoding.",
+    "final_train_acc": "Training accuracy after the last epoch (0-1): labels right, or sequences whose every target "
+    "token is the most likely one.",
     "params_sha256": "sha256 of the final parameters: equal hashes mean bit-identical models.",
     "twin_logit_gap": "The twin certificate: the largest absolute difference between the logit of a test sequence "
     "and that of its twin (the same sequence with A and B swapped); 0 up to float rounding (at most 1e-3) for a model "
@@ -169,15 +188,24 @@ GLOSSARY = {
     "hash": "The run's folder in the run store (results/runs/<hash>/): a hash of all its settings.",
     "epochs_run": "Epochs trained (fewer than configured when the run diverged).",
     "final_train_loss": "Training loss after the last epoch.",
-    "test_correct": "Test sequences classified correctly.",
+    "test_correct": "Test sequences right (classified correctly; copied exactly).",
     "test_total": "Test sequences.",
     "train_seconds": "Wall-clock seconds of training (not compared when runs are checked for bit-identity).",
     "threads": "Torch threads the run trained with (part of what makes it bit-identical).",
     "device_used": "The device the run trained on (cpu or cuda).",
+    # evaluations (evaluations.csv)
+    "metric": "The metric a task declares (accuracy; exact_match, token_accuracy): a share of the test set, 0-1.",
+    "length": "The test length: a sequence of that length (the order task's sequence length; a copy task's n tokens "
+    "to copy, which it reads and writes in 2 n + 2 tokens).",
+    "value": "The metric's value at that length: correct / total.",
+    "correct": "Test sequences (or, for token_accuracy, answer tokens) scored right; not a number when the model's "
+    "outputs are not finite.",
+    "total": "Test sequences (or answer tokens) scored: the metric's resolution is one in total.",
+    "trained": "Whether the run trained at that length (a copy task trains at 1 to seq_len, the order task at seq_len).",
     # learning curves and initial gradient norms (curves.csv, init_grads.csv)
     "epoch": "The training step (full-batch: one step per epoch); in curves.csv, lr is the learning rate at it.",
     "train_loss": "Training loss at that epoch.",
-    "train_acc": "Training accuracy at that epoch (0-1).",
+    "train_acc": "Training accuracy at that epoch (0-1), as final_train_acc.",
     "grad_norm": "Gradient norm: of all parameters at that epoch (curves.csv), of one layer at step 0 (init_grads.csv).",
     "layer": "Layer index, 0 next to the input.",
     # cells

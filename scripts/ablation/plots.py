@@ -6,6 +6,8 @@
 - learning_curves: training loss and accuracy per epoch, each run thin (above THIN_MAX_RUNS runs
   in a group: the band of the middle 90 % of its runs), each group's mean bold;
 - grad_norms_init: per-layer gradient norms at step 0, drawn the same way;
+- length_generalization: each metric of the study's evaluations against the test length, a thin
+  line per run (so per seed, in each cell), each level's mean bold, the trained lengths shaded;
 and, for the whole project, a heatmap of the model's reference positional encoding.
 
 Colours and facets come from the study's factors: the colour (``hue``) is the study's first
@@ -33,6 +35,7 @@ import seaborn as sns  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 
 from . import io, outputs  # noqa: E402
+from .data import TASKS  # noqa: E402
 from .settings import sorted_levels  # noqa: E402
 
 DPI = 110
@@ -89,6 +92,7 @@ class StudyData:
     curves: pd.DataFrame  # one row per run and epoch
     init_grads: pd.DataFrame  # one row per run and layer
     factors: list
+    evaluations: pd.DataFrame | None = None  # one row per run, metric and test length
     hue: str | None = None
     facet: str | None = None
     where: dict | None = None  # the interaction heatmaps' runs: factor -> level
@@ -111,6 +115,9 @@ def plot_roles(factors: list[str], hint: dict | None = None) -> tuple[str | None
 def accuracy_by_factor(d: StudyData, path: Path) -> None:
     factors, hue, confidence = d.factors, d.hue, d.confidence
     df = d.summary.copy()
+    # 50 % is chance where every run's test set holds swap twins (the order task's); not for a copy task
+    tasks = set(df["task"].astype(str)) if "task" in df else {"order"}
+    chance = all(getattr(TASKS.get(t), "twins", False) for t in tasks)
     df["test_acc"] = pd.to_numeric(df["test_acc"], errors="coerce")
     panels = factors or [None]
     ncol = min(len(panels), 4)
@@ -141,14 +148,16 @@ def accuracy_by_factor(d: StudyData, path: Path) -> None:
             capsize=0.12, ax=ax, legend=factor == legend_panel, zorder=4,  # over the dots (zorder 3)
             markeredgecolor="black", markeredgewidth=0.8,
         )
-        ax.axhline(0.5, color="0.6", lw=0.8, ls="--")
+        if chance:
+            ax.axhline(0.5, color="0.6", lw=0.8, ls="--")
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel(factor if factor != "_all" else "")
         ax.set_ylabel("test accuracy")
     for ax in list(axes.flat)[len(panels):]:
         ax.set_axis_off()
     fig.suptitle(
-        f"Test accuracy by factor (dots: runs; diamonds: mean with {100 * confidence:g} % bootstrap CI; dashed: chance)"
+        f"Test accuracy by factor (dots: runs; diamonds: mean with {100 * confidence:g} % bootstrap CI"
+        + ("; dashed: chance)" if chance else ")")
     )
     _save(fig, path)
 
@@ -299,6 +308,66 @@ def grad_norms_init(d: StudyData, path: Path) -> None:
     _save(fig, path)
 
 
+def _spans(lengths) -> list[tuple[int, int]]:
+    """Runs of consecutive lengths as (first, last)."""
+    spans = []
+    for n in sorted(set(lengths)):
+        if spans and n == spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], n)
+        else:
+            spans.append((n, n))
+    return spans
+
+
+def length_generalization(d: StudyData, path: Path) -> None:
+    if d.evaluations is None or d.evaluations.empty:
+        _save_empty(path, "No evaluations by test length: the study has no eval_lengths.")
+        return
+    ev = d.evaluations.copy()
+    ev["length"] = pd.to_numeric(ev["length"])
+    ev["value"] = pd.to_numeric(ev["value"], errors="coerce")
+    ev["trained"] = ev["trained"].astype(str).str.lower().eq("true")
+    hue, others = d.hue, [f for f in d.factors if f != d.hue]
+    for column in [hue, *others]:
+        if column:
+            ev[column] = _text(ev[column])
+    cells = [()]
+    if others:
+        combos = ev[others].drop_duplicates().to_numpy().tolist()
+        order = [sorted_levels(ev[f]) for f in others]
+        cells = sorted(map(tuple, combos), key=lambda c: [order[i].index(v) for i, v in enumerate(c)])
+    panels = [(metric, cell) for metric in dict.fromkeys(ev["metric"]) for cell in cells]
+    ncol = min(len(panels), 4)
+    nrow = int(np.ceil(len(panels) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.6 * ncol, 3.6 * nrow), squeeze=False, layout="constrained")
+    levels = sorted_levels(ev[hue]) if hue else ["all runs"]
+    colors = dict(zip(levels, sns.color_palette(PALETTE, len(levels))))
+    for ax, (metric, cell) in zip(axes.flat, panels):
+        sub = ev[ev["metric"] == metric]
+        for factor, value in zip(others, cell):
+            sub = sub[sub[factor] == value]
+        for first, last in _spans(sub.loc[sub["trained"], "length"]):
+            ax.axvspan(first - 0.5, last + 0.5, color="0.88", zorder=0)
+        for level in levels:
+            runs = sub if not hue else sub[sub[hue] == level]
+            for _, run in runs.groupby("run_id", sort=False):
+                run = run.sort_values("length")
+                ax.plot(run["length"], run["value"], color=colors[level], lw=0.7, alpha=0.35)
+            mean = runs.groupby("length")["value"].mean()
+            ax.plot(mean.index, mean.to_numpy(), color=colors[level], lw=2.2, marker="o", ms=3,
+                    label=f"{hue}={level}" if hue else level)  # fmt: skip
+        ax.set_ylim(-0.02, 1.02)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("test length")
+        ax.set_ylabel(metric)
+        ax.set_title(", ".join(f"{f}={v}" for f, v in zip(others, cell)) or metric, fontsize=10)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_axis_off()
+    axes.flat[0].legend(fontsize=8, loc="best")
+    fig.suptitle("Metrics by test length (thin: each seed's run; bold: mean over seeds; shaded: trained lengths)")
+    _save(fig, path)
+
+
 def positional_encoding_figure(seq_len: int, d_model: int, path: Path) -> None:
     from .model import reference_encoding  # torch: imported only for this one figure
 
@@ -332,6 +401,7 @@ def main(argv=None) -> int:
     ap.add_argument("--summary", type=Path)
     ap.add_argument("--curves", type=Path)
     ap.add_argument("--init-grads", type=Path)
+    ap.add_argument("--evaluations", type=Path, help="the study's evaluations.csv")
     ap.add_argument("--outdir", type=Path)
     ap.add_argument("--pe-figure", type=Path, help="draw only the positional-encoding heatmap here")
     ap.add_argument("--seq-len", type=int, default=32)
@@ -353,7 +423,8 @@ def main(argv=None) -> int:
     labels = {c: "category" for c in ["run_id", hue, facet] if c}
     curves = pd.read_csv(args.curves, dtype=labels, usecols=[*labels, "epoch", "train_loss", "train_acc"])
     grads = pd.read_csv(args.init_grads, dtype=labels, usecols=[*labels, "layer", "grad_norm"])
-    d = StudyData(summary, curves, grads, factors, hue, facet, hint.get("where"), args.confidence)
+    evaluations = pd.read_csv(args.evaluations, dtype=keep | {"run_id": str}) if args.evaluations else None
+    d = StudyData(summary, curves, grads, factors, evaluations, hue, facet, hint.get("where"), args.confidence)
     for path in study_figures(d, args.outdir):
         print(f"wrote {path}")
     return 0

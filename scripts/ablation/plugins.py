@@ -2,8 +2,8 @@
 
 A config's ``plugins:`` lists importable module names (found on PYTHONPATH or in the working
 folder). Importing one runs its decorators, which add its names to the registries the built-ins
-are in: ``positional_encoding``, ``attention_mask`` and ``norm_placement`` (ablation.model) and
-``task`` (ablation.data). The config's names are then checked against those registries, and a
+are in: ``positional_encoding``, ``attention_mask`` and ``norm_placement`` (ablation.model),
+``architecture`` (ablation.architectures) and ``task`` (ablation.data). The config's names are then checked against those registries, and a
 task's ``task_settings`` against the settings the task declares.
 
 A run that uses a plugin's name records the plugin's module and the sha256 of its source in its
@@ -11,9 +11,10 @@ settings (``plugin_code``), so the plugin's code is part of the run's hash: edit
 re-plans the runs that use its names and leaves every other run alone. The training job imports
 the plugins its run names and refuses to train when their source is no longer the planned one.
 
-The registries import torch, so a config without plugins is checked without them: its names must
-then be the built-in ones the schema lists (its ``examples``; tests/unit/test_variants.py keeps them
-equal to the registries).
+The model's registries import torch, so a config without plugins is checked without them: its names
+must then be the built-in ones the schema lists (its ``examples``; tests/unit/test_variants.py keeps
+them equal to the registries). The tasks and the architectures declare themselves without torch, so
+their declarations (a task's settings, whether it has twins) are checked either way.
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ import sys
 from pathlib import Path
 
 from . import settings
+from .architectures import ARCHITECTURES
+from .data import TASKS
 from .validation import error_line_at, strict_validator
 
-REGISTRY_SETTINGS = ("pos_enc", "attn_mask", "norm", "task")
+REGISTRY_SETTINGS = ("arch", "pos_enc", "attn_mask", "norm", "task")
 _OWNER: dict[tuple[str, str], str] = {}  # (setting, name) -> the plugin that registered it
 _CODE: dict[str, str] = {}  # plugin -> sha256 of its source, as imported
 
@@ -40,10 +43,10 @@ class PluginError(ValueError):
 
 def registries() -> dict[str, dict]:
     """setting -> the registry of its names (imports torch)."""
-    from . import data, model  # noqa: PLC0415  (torch: only where a registry is needed)
+    from . import model  # noqa: PLC0415  (torch: only where a registry is needed)
 
-    return {"pos_enc": model.POSITIONAL_ENCODINGS, "attn_mask": model.ATTENTION_MASKS, "norm": model.NORMS,
-            "task": data.TASKS}  # fmt: skip
+    return {"arch": ARCHITECTURES, "pos_enc": model.POSITIONAL_ENCODINGS, "attn_mask": model.ATTENTION_MASKS,
+            "norm": model.NORMS, "task": TASKS}  # fmt: skip
 
 
 def source_files(module) -> list[Path]:
@@ -132,7 +135,7 @@ def _task_settings(study: str, where: str, tasks: list, given: dict) -> dict:
     """``given`` checked against the settings each of the study's tasks declares; with one task, its
     defaults filled in (a setting given at its default is the same run as one left out)."""
     for name in tasks:
-        declared = registries()["task"][name].settings
+        declared = TASKS[name].settings
         if given and not declared:
             raise PluginError(f"study {study!r}: {where}: task {name} has no task settings; got {json.dumps(given)}")
         schema = {"type": "object", "additionalProperties": False, "properties": declared}
@@ -141,7 +144,7 @@ def _task_settings(study: str, where: str, tasks: list, given: dict) -> dict:
             raise PluginError(f"study {study!r}: {where}: task {name}: {line.removeprefix('(top level): ')}")
     if len(tasks) > 1:
         return given
-    declared = registries()["task"][tasks[0]].settings
+    declared = TASKS[tasks[0]].settings
     values = {key: spec["default"] for key, spec in declared.items()} | given
     return {k: float(v) if declared[k].get("type") == "number" and type(v) is int else v for k, v in values.items()}
 
@@ -155,23 +158,27 @@ def _builtin_only(study: str, fixed: dict, factors: dict, origin) -> tuple[dict,
                 close = difflib.get_close_matches(str(value), builtin, n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else " (a plugin's name needs its module under 'plugins')"
                 raise PluginError(f"study {study!r}: {where}: {value!r} is not one of {', '.join(builtin)}{hint}")
-    for where, value in _places("task_settings", fixed, factors, origin):
-        if value:
-            raise PluginError(f"study {study!r}: {where}: task order has no task settings; got {json.dumps(value)}")
+    tasks = [v for _, v in _places("task", fixed, factors, origin)] or [settings.defaults()["task"]]
+    if "task_settings" in factors:
+        factors = factors | {"task_settings": [_task_settings(study, f"factors.task_settings[{i}]", tasks, v)
+                                               for i, v in enumerate(factors["task_settings"])]}  # fmt: skip
+    else:
+        filled = _task_settings(study, origin("task_settings"), tasks, fixed.get("task_settings", {}))
+        if filled or "task_settings" in fixed:  # none given and none declared: the study stays as it was written
+            fixed = fixed | {"task_settings": filled}
     return fixed, factors
 
 
 def check_exact(study: str, claims: list, fixed: dict, factors: dict) -> None:
-    """An exact claim needs swap twins: refused for a study where a task without them is judged.
-    (Without plugins every task is built in, and the built-in task has twins.)"""
-    if not _CODE or not any(claim.exact for claim in claims):
+    """An exact claim needs swap twins: refused for a study where a task without them is judged."""
+    if not any(claim.exact for claim in claims):
         return
     tasks = factors.get("task", [fixed.get("task", settings.defaults()["task"])])
     for claim in claims:
         where = claim.where.get("task", tasks)
         judged = [t for t in tasks if t in (where if isinstance(where, list) else [where])]
         for name in judged:
-            if claim.exact and not getattr(registries()["task"][name], "twins", False):
+            if claim.exact and not TASKS[name].twins:
                 raise PluginError(
                     f"study {study!r}: claim {claim.id!r}: 'exact' needs a task with swap twins; task {name} has none"
                 )

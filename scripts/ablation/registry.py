@@ -1,5 +1,6 @@
-"""A registry of named classes: model variants (``ablation.model``) and tasks (``ablation.data``)
-register under a name with a class decorator, and a config names them."""
+"""A registry of named classes: model variants (``ablation.model``), architectures
+(``ablation.architectures``) and tasks (``ablation.data``) register under a name with a class
+decorator, and a config names them."""
 
 from __future__ import annotations
 
@@ -17,3 +18,11 @@ def registrar(registry: dict, kind: str):
         return register
 
     return named
+
+
+def lookup(registry: dict, name: str, setting: str):
+    """registry[name], or a one-line error that lists the registered names."""
+    try:
+        return registry[name]
+    except KeyError:
+        raise ValueError(f"{setting} must be one of {', '.join(registry)}; got {name!r}") from None

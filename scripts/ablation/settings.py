@@ -46,7 +46,7 @@ def choices(name: str) -> tuple | None:
 # Settings that runs trained before them lack: at their defaults they are left out of a run's
 # settings (its hash, settings.json and metrics.csv), so those runs keep their hashes and files.
 # plugin_code is not a config setting: the config's validation sets it (ablation.plugins).
-LEFT_OUT_AT_DEFAULT = ("task", "task_settings", "plugin_code")
+LEFT_OUT_AT_DEFAULT = ("task", "task_settings", "positions", "plugin_code")
 
 
 def _make_class():
@@ -113,10 +113,19 @@ def cost_estimate(s: "Settings") -> int:
     jobs first (the train rule's ``priority``), so that no long job is left alone at the end while
     the other cores idle. At these model sizes PyTorch's per-operation overhead dominates, and the
     cost grows about linearly in blocks, sequence length and heads (train_seconds of the benchmark
-    harness's runs): epochs x blocks x (seq_len + 8) x (heads + 2), scaled by the sequences."""
-    blocks = s.depth if s.arch == "encoder" else 1
+    harness's runs): epochs x blocks x (length + 8) x (heads + 2), scaled by the sequences. A decoder
+    reads 2 seq_len + 1 positions (a copy task's prompt, separator and answer), and a step of it
+    costs DECODER_STEP times an encoder step of the same blocks, positions and heads (its embedding,
+    language-model head and cross-entropy over the vocabulary): benchmarks/probes/decoder_cost.md."""
+    blocks = 1 if s.arch == "attention_only" else s.depth
+    length, step = (2 * s.seq_len + 1, DECODER_STEP) if s.arch == "decoder" else (s.seq_len, 1.0)
     sequences = (s.n_train + 2 * s.n_test) / 700  # 1 at the lesson's 400 + 2 x 150
-    return max(1, round(s.epochs * blocks * (s.seq_len + 8) * (s.heads + 2) * sequences / 100))
+    return max(1, round(step * s.epochs * blocks * (length + 8) * (s.heads + 2) * sequences / 100))
+
+
+DECODER_STEP = 2.3
+"""CPU seconds per unit of a decoder run over an encoder run's, before this factor (the length study
+against the position study's runs: benchmarks/probes/decoder_cost.md)."""
 
 
 def from_dict(values: dict) -> "Settings":

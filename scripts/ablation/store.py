@@ -31,7 +31,7 @@ from .config import ConfigError, Study, format_value, load
 from .design import adaptive_block, potential_runs
 
 STORE = Path("results/runs")
-RUN_FILES = ("metrics.csv", "curve.csv", "init_grads.csv", "settings.json", "provenance.json")
+RUN_FILES = ("metrics.csv", "curve.csv", "init_grads.csv", "settings.json", "provenance.json", "weights.pt")
 LOG, BENCHMARK = "train.log", "benchmark.tsv"  # the train job's log and benchmark, beside its files
 HASH_PATTERN = rf"[0-9a-f]{{{settings.HASH_CHARS}}}"
 INDEX_KEYS = ("run_id", "hash")  # then the factors, then seed

@@ -5,8 +5,15 @@
 
 writes into --outdir (each file atomically, metrics.csv last, so its presence means "complete"):
 settings.json, curve.csv (one row per epoch), init_grads.csv (per-layer gradient norms at step 0),
-provenance.json and metrics.csv (one row). A run whose loss turns non-finite stops there and is
-recorded with status 'diverged'; that is a result, not an error, and the process exits 0.
+provenance.json, weights.pt (the final parameters, torch's format) and metrics.csv (one row). A run
+whose loss turns non-finite stops there and is recorded with status 'diverged'; that is a result,
+not an error, and the process exits 0.
+
+The loss and accuracy follow the task's outputs: one label per sequence, binary cross-entropy and the
+share of labels right; a target sequence, cross-entropy on the target positions and the share of
+sequences whose every target token is the most likely one (which is exactly the share greedy
+decoding gets right). ``test_acc`` is the task's main metric on its test set at seq_len
+(``test_counts``, which the evaluate stage, ablation.evaluate, also scores every test length with).
 
 Only the standard library, numpy, torch and the ablation package are imported on this path: it
 runs a few hundred times per study, so start-up time counts.
@@ -28,8 +35,8 @@ import torch.nn.functional as F
 from torch.optim.adam import adam
 
 from . import io, plugins, provenance
-from .data import TASKS, TaskData, make_data
-from .model import build_model
+from .architectures import build_model
+from .data import IGNORE, TaskData, make_data, task_of
 from .outputs import CERTIFICATE_COLUMNS, CURVE_COLUMNS, INIT_GRAD_COLUMNS
 from .settings import Settings, from_json
 
@@ -67,6 +74,7 @@ class RunResult:
     twin_pairs_differ: float  # an int, or NaN when the test logits are not finite
     started_at: str
     t_start: float = dataclasses.field(repr=False, default=0.0)  # time.perf_counter() at the start
+    weights: dict = dataclasses.field(repr=False, default_factory=dict)  # the final state_dict, on the CPU
 
     def metrics_row(self, study: str = "", run_id: str = "") -> dict:
         settings = {k: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v for k, v in self.settings.as_dict().items()}
@@ -155,6 +163,35 @@ def twin_certificate(test_logits: torch.Tensor) -> tuple[float, float]:
     return float(gap), int(differ)  # a count: written "3", not "3.0"
 
 
+def loss_and_correct(outputs: str, out: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(training loss, sequences right) of the model's output ``out`` against ``y``, for a task whose
+    outputs are one label per sequence (logits [n]) or a target sequence (logits [n, T, V])."""
+    if outputs == "label":
+        return F.binary_cross_entropy_with_logits(out, y), (out.detach() > 0).eq(y > 0.5).sum()
+    loss = F.cross_entropy(out.flatten(0, 1), y.flatten(), ignore_index=IGNORE)  # the target positions only
+    right = out.detach().argmax(dim=-1).eq(y) | y.eq(IGNORE)  # [n, T]
+    return loss, right.all(dim=1).sum()
+
+
+def test_counts(model: torch.nn.Module, task, X: torch.Tensor, y: torch.Tensor) -> tuple[dict, torch.Tensor]:
+    """({metric: (correct, total)}, the model's output on X) of the test set (X, y): a label is
+    predicted by the sign of its logit; a target sequence by greedy decoding from its first target
+    position on. Counts are NaN when the output is not finite."""
+    out = model(X)
+    if task.outputs == "label":
+        predicted, targets = out > 0, y
+    else:
+        first = y.ne(IGNORE).int().argmax(dim=1)  # [n]: the prompt ends here, every answer token follows
+        if not first.eq(first[0]).all():
+            raise ValueError("a test set of sequences needs one prompt length")
+        start = int(first[0])
+        predicted, targets = model.generate(X[:, : start + 1], X.shape[1] - start), y[:, start:]
+    counts = task.score(predicted, targets)
+    if not torch.isfinite(out).all():
+        counts = {metric: (math.nan, total) for metric, (_, total) in counts.items()}
+    return counts, out
+
+
 def train_run(settings: Settings, threads: int = 1, data: TaskData | None = None) -> RunResult:
     """Train one model as ``settings`` say and evaluate it; ``data`` overrides the task's data."""
     s = settings
@@ -166,10 +203,10 @@ def train_run(settings: Settings, threads: int = 1, data: TaskData | None = None
     configure_threads(threads)
     device = resolve_device(s.device)
 
+    task = task_of(s)
     if data is None:
         data = make_data(s)
     X, y = data.X_train.to(device), data.y_train.to(device)
-    y_true = y > 0.5
     torch.manual_seed(s.seed)
     model = build_model(s).to(device)
     model.train()
@@ -185,8 +222,8 @@ def train_run(settings: Settings, threads: int = 1, data: TaskData | None = None
     status, checked = "ok", 0
     for epoch in range(s.epochs):
         lr = s.lr * min(1.0, (epoch + 1) / s.warmup) if s.warmup else s.lr  # linear warm-up
-        logits = model(X)
-        loss = F.binary_cross_entropy_with_logits(logits, y)
+        out = model(X)
+        loss, correct = loss_and_correct(task.outputs, out, y)
         opt.zero_grad()
         loss.backward()
         grad_norm = _norm([p.grad for p in params])
@@ -196,7 +233,7 @@ def train_run(settings: Settings, threads: int = 1, data: TaskData | None = None
                 for i, block in enumerate(blocks)
             ]
         losses.append(loss.detach())
-        corrects.append((logits.detach() > 0).eq(y_true).sum())
+        corrects.append(correct)
         grad_norms.append(grad_norm)
         lrs.append(lr)
         if (epoch + 1 - checked) >= check_every or epoch + 1 == s.epochs:
@@ -221,22 +258,16 @@ def train_run(settings: Settings, threads: int = 1, data: TaskData | None = None
 
     model.eval()
     with torch.inference_mode():
-        train_logits = model(X)
-        final_loss = F.binary_cross_entropy_with_logits(train_logits, y).item()
-        if torch.isfinite(train_logits).all():
-            final_acc = (train_logits > 0).eq(y_true).double().mean().item()
-        else:
-            final_acc = math.nan
-        X_test, y_test = data.X_test.to(device), data.y_test.to(device)
-        test_logits = model(X_test)
-        test_total = int(y_test.shape[0])
-        if torch.isfinite(test_logits).all():
-            test_correct = int((test_logits > 0).eq(y_test > 0.5).sum().item())
-            test_acc = test_correct / test_total
-        else:
-            test_correct, test_acc = math.nan, math.nan
-        gap, differ = twin_certificate(test_logits) if TASKS[s.task].twins else (math.nan, math.nan)
+        train_out = model(X)
+        final_loss, final_correct = loss_and_correct(task.outputs, train_out, y)
+        final_loss = final_loss.item()
+        final_acc = final_correct.double().div(n_train).item() if torch.isfinite(train_out).all() else math.nan
+        counts, test_out = test_counts(model, task, data.X_test.to(device), data.y_test.to(device))
+        test_correct, test_total = counts[task.main_metric]
+        test_acc = test_correct / test_total
+        gap, differ = twin_certificate(test_out) if task.twins else (math.nan, math.nan)
     sha = params_sha256(model)
+    weights = {name: tensor.detach().cpu() for name, tensor in model.state_dict().items()}
     train_seconds = time.perf_counter() - t_start
 
     return RunResult(
@@ -244,8 +275,17 @@ def train_run(settings: Settings, threads: int = 1, data: TaskData | None = None
         final_train_loss=final_loss, final_train_acc=final_acc, test_correct=test_correct,
         test_total=test_total, test_acc=test_acc, train_seconds=train_seconds, threads=threads,
         device_used=str(device), params_sha256=sha, twin_logit_gap=gap, twin_pairs_differ=differ,
-        started_at=started_at, t_start=t_start,
+        started_at=started_at, t_start=t_start, weights=weights,
     )  # fmt: skip
+
+
+WEIGHTS = "weights.pt"
+
+
+def write_weights(weights: dict, path) -> None:
+    """A run's final parameters (its state_dict), in torch's format, atomically."""
+    with io.atomic_open(path, "wb") as fh:
+        torch.save(weights, fh)
 
 
 def write_outputs(result: RunResult, outdir, study: str = "", run_id: str = "") -> None:
@@ -259,6 +299,7 @@ def write_outputs(result: RunResult, outdir, study: str = "", run_id: str = "") 
     )
     record.update(study=study, run_id=run_id, threads=result.threads)
     io.write_json(outdir / "provenance.json", record)
+    write_weights(result.weights, outdir / WEIGHTS)
     io.write_csv(outdir / "metrics.csv", [result.metrics_row(study, run_id)], metrics_fields(result.settings))
 
 

@@ -143,7 +143,7 @@ def test_make_data_builds_the_runs_task_with_its_settings_defaults_filled_in():
         assert torch.equal(getattr(built, name), getattr(direct, name))
 
     @data.task("test_shift")
-    class Shift:  # a task whose one setting has a default
+    class Shift(data.Task):  # a task whose one setting has a default
         settings = {"shift": {"type": "integer", "default": 2}, "scale": {"type": "number", "default": 1.0}}
 
         def __init__(self, shift, scale):

@@ -7,7 +7,8 @@ import torch
 import torch.nn as nn
 
 from ablation.data import make_order_data
-from ablation.model import EncoderBlock, MultiHeadSelfAttention, build_model, sinusoidal_encoding
+from ablation.architectures import build_model
+from ablation.model import EncoderBlock, MultiHeadSelfAttention, sinusoidal_encoding
 from ablation.settings import Settings
 
 TOL = 1e-6

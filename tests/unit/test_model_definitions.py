@@ -7,9 +7,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from ablation.architectures import build_model
 from ablation.model import (
     ATTENTION_MASKS, NORMS, POSITIONAL_ENCODINGS, EncoderBlock, MultiHeadSelfAttention, NoPositionalEncoding,
-    OrderClassifier, TinyAttnClassifier, build_model, reference_encoding, sinusoidal_encoding,
+    OrderClassifier, TinyAttnClassifier, reference_encoding, sinusoidal_encoding,
 )  # fmt: skip
 from ablation.registry import registrar
 from ablation.settings import Settings

@@ -7,7 +7,8 @@ import pytest
 import torch
 import torch.nn as nn
 
-from ablation.model import EncoderBlock, build_model, sinusoidal_encoding
+from ablation.architectures import build_model
+from ablation.model import EncoderBlock, sinusoidal_encoding
 from ablation.settings import Settings
 
 

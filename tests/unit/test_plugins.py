@@ -18,7 +18,7 @@ SOURCE = textwrap.dedent('''
     import numpy as np
     import torch
 
-    from ablation.data import TaskData, task
+    from ablation.data import Task, TaskData, task
     from ablation.model import NoPositionalEncoding, positional_encoding
 
 
@@ -33,7 +33,7 @@ SOURCE = textwrap.dedent('''
 
 
     @task("first_sign")
-    class FirstSign:
+    class FirstSign(Task):
         """Is coordinate 0 at `position` positive?"""
 
         settings = {"position": {"type": "integer", "minimum": 0, "default": 0, "description": "the position"},

@@ -12,11 +12,11 @@ import torch
 
 from ablation import train
 from ablation.data import make_order_data
-from ablation.model import build_model
+from ablation.architectures import build_model
 from ablation.settings import Settings
 
 FAST = dict(n_train=96, n_test=24, epochs=25)
-FILES = ["settings.json", "curve.csv", "init_grads.csv", "provenance.json", "metrics.csv"]
+FILES = ["settings.json", "curve.csv", "init_grads.csv", "provenance.json", "weights.pt", "metrics.csv"]
 METRICS_COLUMNS = [
     "study", "run_id", "seed", "arch", "pos_enc", "attn_mask", "heads", "depth", "norm", "d_model", "ff",
     "head_hidden", "dropout", "seq_len", "n_train", "n_test", "noise", "data_seed", "lr", "epochs", "warmup", "device",
@@ -217,3 +217,8 @@ def test_cost_estimate_orders_runs_like_their_training_time():
         assert cost(S.from_dict({**base.as_dict(), **change})) > cost(base), change
     assert cost(S.from_dict({**base.as_dict(), "arch": "attention_only"})) < cost(base)
     assert cost(S.from_dict({**base.as_dict(), "epochs": 1, "n_train": 1, "n_test": 1})) == 1  # never 0
+    # a decoder reads a copy task's 2 seq_len + 1 positions, its blocks as an encoder's, each step dearer
+    decoder = S.from_dict({**base.as_dict(), "arch": "decoder", "attn_mask": "causal", "task": "repeat_copy"})
+    assert cost(decoder) == round(S.DECODER_STEP * cost(S.from_dict({**base.as_dict(), "seq_len": 17})))
+    assert cost(S.from_dict({**decoder.as_dict(), "depth": 4})) == round(S.DECODER_STEP * cost(
+        S.from_dict({**base.as_dict(), "seq_len": 17, "depth": 4})))

@@ -8,12 +8,21 @@ import concurrent.futures
 from conftest import copy_project, snakemake
 from unit.test_config_validation import _yaml, rename_study, study
 
+TOKENS = {"arch": "decoder", "attn_mask": "causal", "task": "repeat_copy", "heads": 2, "depth": 1, "seq_len": 4}
+
 # (id, config file text or None for a missing file, a line of stderr must contain all of these);
 # the unknown-key typo is run through Snakemake by test_workflow.py
 SNAKEMAKE_CASES = [
     ("heads", _yaml(lambda c: study(c)["fixed"].update(heads=3)),
      ["config error: study 's1': fixed.heads: heads=3 does not divide d_model=8"]),
     ("study-name", _yaml(rename_study("../x")), ["config error: studies: study name '../x' is not a safe folder name"]),
+    # what a study cannot build or evaluate (tests/unit/test_length.py has every case)
+    ("eval-length", _yaml(lambda c: study(c).update(eval_lengths=[1, 16])),
+     ["config error: study 's1': eval_lengths: 1 is out of range for task order: must be >= 2"]),
+    ("learned-table", _yaml(lambda c: study(c).update(fixed=TOKENS | {"positions": 9}, eval_lengths={"from": 1, "to": 8})),
+     ["config error: study 's1': fixed.positions: 9 is fewer than the 17 positions a sequence of length 8 occupies"]),
+    ("decoder-mask", _yaml(lambda c: study(c).update(fixed=TOKENS | {"attn_mask": "bidirectional"})),
+     ["config error: study 's1': fixed.attn_mask: arch decoder runs under the causal mask only; got 'bidirectional'"]),
     ("python-name", _yaml(lambda c: None) + "verify: !!python/name:os.system\n",
      ["config error: verify:", "not plain data"]),
     # refused by Snakemake's own loader before the Snakefile runs (its messages, quoted in the docstring)

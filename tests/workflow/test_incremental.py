@@ -110,6 +110,42 @@ def test_new_factor_holding_the_old_fixed_value_trains_only_the_new_level(finish
     assert {r.hash for r in factorial.runs() if r.settings.lr == 0.01} == hashes(SMOKE_YAML, "factorial")
 
 
+def test_new_test_lengths_plan_evaluation_jobs_only(finished_copy):
+    """Adding test lengths to a finished study trains nothing: each of its runs gets one evaluate job
+    (all its lengths, from its stored weights), then the study's evaluations, figures and report."""
+    cfg = copy.deepcopy(SMOKE_YAML)
+    cfg["studies"]["length"]["eval_lengths"] = {"from": 1, "to": 7}
+    cfg["studies"]["lesson"]["eval_lengths"] = [16]  # a study evaluated for the first time
+    jobs = dry_run(finished_copy, cfg)
+    assert trained(jobs) == set()
+    evaluated = {(w["hash"], w["lengths"]) for rule, w, _ in jobs if rule == "evaluate"}
+    assert evaluated == {(h, "1-7") for h in hashes(cfg, "length")} | {(h, "8_16") for h in hashes(cfg, "lesson")}
+    assert {w["study"] for rule, w, _ in jobs if rule == "evaluations"} == {"length", "lesson"}
+    assert {rule for rule, _, _ in jobs} == {"evaluate", "evaluations", "figures", "report", "all"}
+
+
+def test_a_run_without_weights_recovers_them_in_its_evaluate_job_without_a_training_job(finished_copy):
+    """A run folder written before weights were kept: a new test length evaluates it, and its evaluate
+    job trains it again to recover its weights, to the same params_sha256; metrics.csv is untouched."""
+    cfg = copy.deepcopy(SMOKE_YAML)
+    cfg["studies"]["length"]["eval_lengths"] = [6]
+    store = finished_copy / run_store.STORE
+    runs = sorted(hashes(cfg, "length"))
+    metrics = {h: (store / h / "metrics.csv").read_bytes() for h in runs}
+    for h in runs:
+        (store / h / "weights.pt").unlink()
+    snakemake(finished_copy, "--cores", "2", f"--configfile={write_config(finished_copy, cfg)}",
+              "smoke/results/length/evaluations.csv")  # fmt: skip
+    assert {h: (store / h / "metrics.csv").read_bytes() for h in runs} == metrics
+    assert all((store / h / "weights.pt").is_file() for h in runs)
+    logs = [(store / h / "evaluations" / "1-3_6.log").read_text() for h in runs]
+    assert all("training the run again to recover them" in log for log in logs)
+    rows = list(csv.DictReader(open(finished_copy / "smoke/results/length/evaluations.csv", encoding="utf-8")))
+    summary = {r["run_id"]: r for r in csv.DictReader(open(finished_copy / "smoke/results/length/summary.csv"))}
+    at_3 = [r for r in rows if r["length"] == "3" and r["metric"] == "exact_match"]
+    assert len(at_3) == 4 and all(r["value"] == summary[r["run_id"]]["test_acc"] for r in at_3)
+
+
 def _reverse_factors(cfg: dict) -> dict:
     cfg = copy.deepcopy(cfg)
     for study in cfg["studies"].values():

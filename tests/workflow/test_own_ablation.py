@@ -62,6 +62,13 @@ def test_the_docs_block_runs_the_pipeline_as_a_module_on_a_plugin_variant_and_ta
     sign = summary[summary["task"] == "sign_at"]
     assert (sign["test_total"] == 8).all() and sign["twin_logit_gap"].isna().all()
     assert (summary[summary["task"] == "order"]["test_total"] == 16).all()
+    # the study's eval_lengths: every run at 12 and at its own length, by the metric its task declares
+    evaluations = pd.read_csv(own / "results" / "mine" / "evaluations.csv")
+    assert sorted(evaluations["length"].unique()) == [8, 12] and len(evaluations) == 16
+    metric = dict(zip(evaluations["task"], evaluations["metric"]))
+    assert metric == {"order": "accuracy", "sign_at": "sign_accuracy"}
+    at_8 = evaluations[evaluations["length"] == 8].merge(summary[["run_id", "test_acc"]], on="run_id")
+    assert (at_8["value"] == at_8["test_acc"]).all() and at_8["trained"].all()
     for table in (t for t in outputs.TABLES if t.by_level):
         text = (own / "results" / "mine" / table.file).read_text(encoding="utf-8")
         assert "ramp" in text and "sign_at" in text, table.name

@@ -48,9 +48,11 @@ def test_dry_run_fans_out_one_training_job_per_combination_and_seed(tmp_path):
         len(s.seeds) * len(list(itertools.product(*s.factors.values()))) for s in SMOKE.studies.values()
     )
     distinct = {run.hash for s in SMOKE.studies.values() for run in s.runs()}
-    assert expected == 56 and len(distinct) < expected  # studies share runs of the same settings
+    assert expected == 60 and len(distinct) < expected  # studies share runs of the same settings
     assert counts["train"] == len(distinct)  # one training job per distinct settings
-    assert counts["summarize"] == counts["analyze"] == counts["figures"] == len(SMOKE.studies)
+    assert counts["summarize"] == counts["analyze"] == counts["figures"] == counts["evaluations"] == len(SMOKE.studies)
+    # one evaluate job per run of a study with eval_lengths (the position and length studies)
+    assert counts["evaluate"] == sum(s.n_runs() for s in SMOKE.studies.values() if s.eval_lengths) == 16
     assert counts["report"] == 1
 
 
@@ -215,3 +217,26 @@ def test_claims_are_holm_adjusted_within_each_study(smoke_run):
         assert family["p_holm"].to_numpy() == pytest.approx(expected.reindex(family.index).to_numpy())
     family = pd.concat(tables.values(), ignore_index=True)
     assert (family["n"] <= 2).all()
+
+
+def test_every_evaluated_run_scores_its_test_acc_at_its_trained_length_and_the_others_evaluate_nothing(smoke_run):
+    """The evaluate stage reads each run's weights: at seq_len its main metric is the training job's
+    test_acc, as written (the order task's accuracy in the position study, the copy task's exact match
+    in the length study); a study without eval_lengths has an empty evaluations.csv and says so in
+    its figure."""
+    from ablation.plots import empty_reason
+
+    work, _ = smoke_run
+    for name, study in SMOKE.studies.items():
+        evaluations = pd.read_csv(work / RESULTS / name / "evaluations.csv", dtype={"value": str})
+        if not study.eval_lengths:
+            assert evaluations.empty and empty_reason(work / RESULTS / name / "figures/length_generalization.png")
+            continue
+        summary = pd.read_csv(work / RESULTS / name / "summary.csv", dtype={"test_acc": str})
+        main = evaluations[evaluations["metric"] == evaluations["metric"].iloc[0]]
+        at_seq_len = main.merge(summary[["run_id", "seq_len", "test_acc"]], on="run_id")
+        at_seq_len = at_seq_len[at_seq_len["length"] == at_seq_len["seq_len"]]
+        assert len(at_seq_len) == len(summary) and (at_seq_len["value"] == at_seq_len["test_acc"]).all(), name
+        lengths = {len(set(g)) for _, g in main.groupby("run_id")["length"]}
+        assert lengths == {len(set(study.eval_lengths) | ({8} if name == "position" else {1, 2, 3}))}, name
+        assert not empty_reason(work / RESULTS / name / "figures/length_generalization.png")

@@ -9,6 +9,7 @@ from ablation import adaptive
 from ablation import config as ablation_config
 from ablation import design
 from ablation.config import family_size
+from ablation.data import evaluated_lengths, lengths_key
 from ablation import outputs
 from ablation import store as run_store
 from ablation.settings import cost_estimate
@@ -52,6 +53,7 @@ envvars:
 localrules:
     index,
     summarize,
+    evaluations,
     analyze,
     claims,
     figures,
@@ -307,3 +309,30 @@ def max_seq_len(wildcards):
 
 def max_d_model(wildcards):
     return max_setting("d_model")
+
+
+# Evaluations (rules/evaluate.smk): a run's test lengths name its file, "1-16" or "8_16_32"
+# (ablation.data.lengths_key).
+LENGTHS_PATTERN = r"[0-9]+(-[0-9]+)?(_[0-9]+(-[0-9]+)?)*"
+
+
+def evaluation_file(run_hash, eval_lengths):
+    """A run's evaluations at a study's eval_lengths and its own trained lengths."""
+    lengths = evaluated_lengths(RUN_BY_HASH[run_hash].settings, eval_lengths)
+    return f"{STORE}/{run_hash}/evaluations/{lengths_key(lengths)}.csv"
+
+
+def study_evaluation_files(wildcards):
+    """Every run's evaluations at the study's test lengths; none when it has no eval_lengths."""
+    eval_lengths = STUDIES[wildcards.study].eval_lengths
+    if not eval_lengths:
+        return []
+    return [evaluation_file(h, eval_lengths) for h in study_hashes(wildcards.study)]
+
+
+def evaluate_priority(wildcards):
+    """A run folder without weights trains again inside its evaluate job: then it ranks as training
+    does (ablation.settings.cost_estimate); else the job is short."""
+    if os.path.exists(f"{STORE}/{wildcards.hash}/weights.pt"):
+        return 0
+    return cost_estimate(run_of(wildcards).settings)

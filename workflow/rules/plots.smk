@@ -6,6 +6,7 @@ rule figures:
         summary=f"{RESULTS}/{{study}}/summary.csv",
         curves=f"{RESULTS}/{{study}}/curves.csv",
         init_grads=f"{RESULTS}/{{study}}/init_grads.csv",
+        evaluations=f"{RESULTS}/{{study}}/evaluations.csv",
     output:
         **{
             figure.name: study_output(figure.name, "Figures")
@@ -26,7 +27,8 @@ rule figures:
     shell:
         "python -m ablation.plots --factors {params.factors:q} --plot {params.plot:q}"
         " --confidence {params.confidence} --summary {input.summary:q} --curves {input.curves:q}"
-        " --init-grads {input.init_grads:q} --outdir {params.outdir:q} > {log:q} 2>&1"
+        " --init-grads {input.init_grads:q} --evaluations {input.evaluations:q}"
+        " --outdir {params.outdir:q} > {log:q} 2>&1"
 
 
 rule positional_encoding_figure:

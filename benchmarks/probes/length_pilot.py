@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Does the length study's design learn its trained lengths with every positional encoding, what does
+each encoding score beyond them, and what does a run cost?
+
+    python benchmarks/probes/length_pilot.py [--seeds 0 1 2] [--study length] [--config config/config.yaml]
+        [--set ff=128 ...] [--out benchmarks/probes/length_pilot.md]
+
+Trains the runs of a study of the config (default: the length study of config/config.yaml) for the
+given seeds, one after another in this process on one thread, each exactly as its training job would
+(ablation.train), then evaluates it as the evaluate stage does (ablation.evaluate, from the weights
+the run wrote) at the study's test lengths. ``--set name=value`` overrides a fixed setting of the
+study (a JSON value), to try a variant of the design. Writes a Markdown table: per encoding and
+seed, the main metric's mean over the trained lengths, its lowest trained length, its mean over
+the untrained ones, and the training seconds; then per encoding the means over seeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "scripts"))
+
+from ablation import config as C  # noqa: E402 (the package lives under scripts/)
+from ablation import provenance  # noqa: E402
+from ablation.data import evaluated_lengths, task_of  # noqa: E402
+from ablation.evaluate import evaluate  # noqa: E402
+from ablation.train import train_run, write_outputs  # noqa: E402
+
+
+def measure(run, eval_lengths: list[int], folder: Path) -> dict:
+    """One run trained and evaluated: its numbers for the table."""
+    s = run.settings
+    result = train_run(s, threads=1)
+    run_dir = folder / run.hash
+    write_outputs(result, run_dir, run.study, run.hash)
+    task = task_of(s)
+    rows = [r for r in evaluate(s, run_dir, evaluated_lengths(s, eval_lengths)) if r["metric"] == task.main_metric]
+    trained = [r["value"] for r in rows if r["trained"]]
+    beyond = [r["value"] for r in rows if not r["trained"]]
+    return {
+        "factors": run.factors, "seed": s.seed, "status": result.status, "train_seconds": result.train_seconds,
+        "trained_mean": sum(trained) / len(trained), "trained_min": min(trained),
+        "beyond_mean": sum(beyond) / len(beyond) if beyond else float("nan"),
+        "beyond_lengths": sorted(r["length"] for r in rows if not r["trained"]), "metric": task.main_metric,
+    }  # fmt: skip
+
+
+def table(rows: list[dict]) -> list[str]:
+    factor_names = list(rows[0]["factors"])
+    head = [*factor_names, "seed", "status", "trained: mean", "trained: lowest", "beyond: mean", "train s"]
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for r in rows:
+        cells = [*map(str, r["factors"].values()), str(r["seed"]), r["status"], f"{r['trained_mean']:.3f}",
+                 f"{r['trained_min']:.3f}", f"{r['beyond_mean']:.3f}", f"{r['train_seconds']:.1f}"]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def per_seed(rows: list[dict]) -> str:
+    return ", ".join(f"{r['beyond_mean']:.2f}" for r in rows)
+
+
+def summary(rows: list[dict]) -> list[str]:
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(", ".join(f"{k}={v}" for k, v in r["factors"].items()), []).append(r)
+    lines = ["| cell | seeds | trained: mean | trained: lowest (any seed) | beyond: mean | beyond: per seed | train s (mean) |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    for cell, rs in groups.items():
+        mean = lambda key: sum(r[key] for r in rs) / len(rs)  # noqa: E731
+        lines.append(f"| {cell} | {len(rs)} | {mean('trained_mean'):.3f} | {min(r['trained_min'] for r in rs):.3f} | "
+                     f"{mean('beyond_mean'):.3f} | {per_seed(rs)} | "
+                     f"{mean('train_seconds'):.1f} |")  # fmt: skip
+    return lines
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--config", type=Path, default=REPO / "config" / "config.yaml")
+    ap.add_argument("--study", default="length")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    ap.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE", help="override a fixed setting (JSON value)")
+    ap.add_argument("--out", type=Path, default=Path(__file__).with_suffix(".md"))
+    args = ap.parse_args(argv)
+    raw = C.load_yaml(args.config)
+    body = raw["studies"][args.study]
+    body["fixed"] = body.get("fixed", {}) | {k: json.loads(v) for k, v in (item.split("=", 1) for item in args.set)}
+    body["seeds"] = args.seeds
+    study = C.validate(raw).studies[args.study]
+    load_before = os.getloadavg()
+    started = time.strftime("%Y-%m-%d %H:%M")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="length-pilot-") as tmp:
+        for run in study.runs():
+            rows.append(measure(run, study.eval_lengths, Path(tmp)))
+            r = rows[-1]
+            print(f"{run.run_id}: {r['metric']} trained {r['trained_mean']:.3f} (lowest {r['trained_min']:.3f}), "
+                  f"beyond {r['beyond_mean']:.3f}, {r['train_seconds']:.1f} s", flush=True)  # fmt: skip
+    import torch
+
+    beyond = rows[0]["beyond_lengths"]
+    text = [
+        f"# {args.study} study: trained and untrained lengths, per seed",
+        "",
+        f"`python benchmarks/probes/length_pilot.py --seeds {' '.join(map(str, args.seeds))}"
+        + (f" --set {' '.join(args.set)}" if args.set else "") + "`",
+        "",
+        f"Run {started}, torch {torch.__version__}, {provenance.cpu_model() or platform.processor()}, one thread per run, "
+        f"load average {load_before[0]:.1f} before and {os.getloadavg()[0]:.1f} after. The study's fixed settings"
+        + (f" with {', '.join(args.set)}" if args.set else "") + f": `{json.dumps(study.fixed, sort_keys=True)}`.",
+        "",
+        f"The metric is the task's main one ({rows[0]['metric']}, greedy decoding, {study.fixed.get('n_test')} test "
+        f"sequences per length); *trained*: over the run's trained lengths; *beyond*: over lengths "
+        f"{beyond[0]}-{beyond[-1]}." if beyond else "",
+        "",
+        *summary(rows),
+        "",
+        *table(rows),
+        "",
+    ]
+    args.out.write_text("\n".join(text), encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
