@@ -6,6 +6,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
 
     io            atomic file writes
     workspace     a scratch copy of the project to run Snakemake in
+    scheduling    Snakemake's scheduling loop: one pass per finished job on this machine
     settings      the settings of one run, the schema, the run's hash
     outputs       every figure and table of a study, declared once
     validation    the schema's strict validator and its one-line errors
