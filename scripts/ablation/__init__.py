@@ -36,6 +36,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     claims        the claims' verdicts, Holm over each family
     adaptive      adaptive studies' rounds
     plan          the seeds each claim needs and the training still to do
+    progress      what `make reproduce` shows: a line per finished run, runs and time left
     plots         a study's figures
     report        the stand-alone HTML report
 """
