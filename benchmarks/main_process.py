@@ -44,10 +44,11 @@ def render(R: dict) -> str:
         " Snakemake's defaults (ILP, job rate limiter). After: this commit's workflow"
         f" (scheduler `{sec['after_scheduler']}`, the rate limiter dropped for local jobs:"
         " scripts/ablation/scheduling.py), and a bare Snakefile with the same. Steps are Snakemake's"
-        " (jobs, adaptive rounds' included); CPU is the main process's own (user + system), jobs excluded.",
+        " (jobs, adaptive rounds' included); passes are the scheduler's job selections; CPU is the main process's"
+        " own (user + system), jobs excluded. A row stopped at the time limit counts the steps done by then.",
         "",
-        "| shape | runs | train job sleeps | row | scheduler | steps | wall s | main CPU s | CPU s per step | load (1 min) |",
-        "| --- | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |",
+        "| shape | runs | train job sleeps | row | scheduler | steps | passes | wall s | main CPU s | CPU s per step | load (1 min) |",
+        "| --- | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     verdicts = []
     for shape in SHAPES:
@@ -59,6 +60,7 @@ def render(R: dict) -> str:
             stopped = f" (stopped at {sec['limit_s']:.0f} s, {r['steps']} of {r['steps_total']})" if r["timed_out"] else ""
             lines.append(
                 f"| {shape} | {s['runs']} | {sec['sleep_s'][shape]} s | {key}{stopped} | {r['scheduler']} | {r['steps']} |"
+                f" {'—' if r['passes'] is None else r['passes']} |"
                 f" {r['wall_s']:.0f} | {r['cpu_s']:.1f} | {r['cpu_per_step_s']:.3f} |"
                 f" {r['meter']['load1_before']:.1f} → {r['meter']['load1_after']:.1f} |"
             )

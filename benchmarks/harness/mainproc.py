@@ -163,9 +163,10 @@ def measure(work: Path, args: list[str], limit_s: float) -> dict:
             elif timed_out and time.monotonic() > deadline:
                 proc.kill()
             time.sleep(0.2)
-    cpu = json.loads(out.read_text())["cpu_s"] if out.is_file() else last_cpu
+    own = json.loads(out.read_text()) if out.is_file() else {"cpu_s": last_cpu, "passes": None}
+    cpu = own["cpu_s"]
     done, total = steps_done(work)
-    return {"rc": proc.returncode, "timed_out": timed_out, "cpu_s": cpu, "wall_s": m.wall, "steps": done,
+    return {"rc": proc.returncode, "timed_out": timed_out, "cpu_s": cpu, "passes": own["passes"], "wall_s": m.wall, "steps": done,
             "steps_total": total, "cpu_per_step_s": cpu / max(1, done), "meter": m.record()}  # fmt: skip
 
 

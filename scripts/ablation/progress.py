@@ -215,9 +215,14 @@ class Screen:
         left = len(self.pending) - len(self.done)
         parts = [f"runs: {len(self.done)} done, {left} left", self.time_left(), f"step {done} of {total}"]
         line = "-- " + "; ".join(p for p in parts if p) + " --"
-        if self.tty:
+        if self.tty and done < total:
             self.status = line
             self._write("")
+        elif self.tty:  # the last step: the line stays, above Snakemake's closing lines
+            if self.status:
+                self.stream.write("\r\033[K")
+                self.status = ""
+            self._write(line)
         elif done == total or done % max(1, total // 20) == 0:
             self._write(line)
 
