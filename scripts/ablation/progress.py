@@ -34,7 +34,7 @@ from pathlib import Path
 
 from .settings import cost_estimate
 
-_DECLARED: dict = {"runs": {}, "first": (), "store": None}
+_DECLARED: dict = {"runs": {}, "first": (), "store": None, "width": 0}
 # Snakemake's per-step messages: the log file keeps them, the screen does not need them.
 CHATTER = (
     "Building DAG of jobs",
@@ -55,7 +55,8 @@ CHATTER = (
 def declare(runs: dict, first, store: str) -> None:
     """The config's runs, {hash: Run} (the adaptive rounds' possible runs included), the hashes of
     the studies' own seeds (the runs of the first DAG) and the run store."""
-    _DECLARED.update(runs=dict(runs), first=tuple(first), store=store)
+    _DECLARED.update(runs=dict(runs), first=tuple(first), store=store,
+                     width=max((len(r.study) for r in runs.values()), default=0))  # fmt: skip
 
 
 def read_metrics(path) -> dict | None:
@@ -98,6 +99,7 @@ class Screen:
         self.pending: set = set()  # hashes of runs this session trains
         self.done: set = set()
         self.units_left, self.units_done, self.t_start = 0, 0, None
+        self.unseen, self.unseen_units = 0, 0.0  # training jobs of the DAG not yet named (started)
         self.store_seconds_per_unit = None
         self.steps = (0, 0)
         self.status = ""
@@ -155,16 +157,25 @@ class Screen:
             self.pending.add(h)
             run = _DECLARED["runs"].get(h)
             self.units_left += cost_estimate(run.settings) if run is not None and h not in self.done else 0
+            if self.unseen:  # one of the DAG's training jobs that were counted but not named
+                self.unseen -= 1
+                self.units_left -= self.unseen_units
 
     def started(self, stats: dict) -> None:
-        """RUN_INFO: the studies' own runs that this session trains (their metrics.csv missing);
-        the adaptive rounds' runs count from when they start."""
-        store = _DECLARED["store"]
-        if store is not None and not self.pending:
-            for h in _DECLARED["first"]:
-                if not os.path.exists(f"{store}/{h}/metrics.csv"):
-                    self.plan(h)
+        """RUN_INFO: the runs this session trains. The studies' own runs without metrics.csv, when
+        they are as many as the DAG's training jobs (the whole config); else (a target of a few
+        studies, a forced rerun) the DAG's count, each at the mean cost, named as they start. The
+        adaptive rounds' runs count from when they start."""
+        runs, store = _DECLARED["runs"], _DECLARED["store"]
         n_train = stats.get("train", 0)
+        missing = [h for h in _DECLARED["first"] if store is not None and not os.path.exists(f"{store}/{h}/metrics.csv")]
+        if len(missing) == n_train:
+            for h in missing:
+                self.plan(h)
+        elif runs and not self.pending:
+            self.unseen_units = sum(cost_estimate(r.settings) for r in runs.values()) / len(runs)
+            self.unseen = n_train
+            self.units_left += n_train * self.unseen_units
         total = stats.get("total", 0)
         self._write(f"Snakemake: {total} steps to do, {n_train} of them training runs"
                     f" (each job's details: Snakemake's log file, .snakemake/log/)")  # fmt: skip
@@ -174,8 +185,7 @@ class Screen:
         if rule == "train":
             h = wildcards.get("hash", "")
             run = _DECLARED["runs"].get(h)
-            width = max(map(len, {r.study for r in _DECLARED["runs"].values()}), default=0)
-            label = f"{run.study:<{width}}  {run.run_id}" if run is not None else h
+            label = f"{run.study:<{_DECLARED['width']}}  {run.run_id}" if run is not None else h
             metrics = read_metrics(output[0]) if output else None
             self.plan(h)
             if h not in self.done and run is not None:
@@ -212,7 +222,7 @@ class Screen:
         if "progress" in self.quiet:
             return
         done, total = self.steps
-        left = len(self.pending) - len(self.done)
+        left = len(self.pending) - len(self.done) + self.unseen
         parts = [f"runs: {len(self.done)} done, {left} left", self.time_left(), f"step {done} of {total}"]
         line = "-- " + "; ".join(p for p in parts if p) + " --"
         if self.tty and done < total:
