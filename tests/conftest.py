@@ -32,7 +32,7 @@ def pytest_collection_modifyitems(config, items):
 def snakemake_log(proc: subprocess.CompletedProcess) -> str:
     """The text of the log file (.snakemake/log/) of a finished Snakemake run: every job's block
     (rule, output, wildcards, reason, ...), which the default profile's screen leaves out."""
-    found = re.search(r"Complete log\(s\): (\S+)", proc.stdout + proc.stderr)
+    found = re.search(r"Complete log\(s\): (\S+)", (proc.stdout or "") + (proc.stderr or ""))  # stderr: None when merged
     return Path(found.group(1)).read_text(encoding="utf-8") if found else ""
 
 
