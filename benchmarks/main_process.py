@@ -55,7 +55,7 @@ def render(R: dict) -> str:
         s = sec["shapes"].get(shape)
         if not s:
             continue
-        for key in ROWS:
+        for key in (k for k in ROWS if k in s["rows"]):
             r = s["rows"][key]
             stopped = f" (stopped at {sec['limit_s']:.0f} s, {r['steps']} of {r['steps_total']})" if r["timed_out"] else ""
             lines.append(
@@ -79,6 +79,9 @@ def main(argv=None) -> int:
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--sleep-default", type=float, default=1.0, help="seconds each default-config train job sleeps")
     ap.add_argument("--sleep-grid", type=float, default=0.02, help="seconds each grid train job sleeps")
+    ap.add_argument("--after-scheduler", default=None, help="the after rows' scheduler (default: the profile's)")
+    ap.add_argument("--shapes", default=",".join(SHAPES), help=f"comma-separated subset of {','.join(SHAPES)}")
+    ap.add_argument("--no-before", action="store_true", help="the after rows only (e.g. to compare schedulers)")
     ap.add_argument("--out-dir", type=Path, default=HERE)
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="ablation-main-process-"))
@@ -89,7 +92,8 @@ def main(argv=None) -> int:
         with Meter() as total:
             R["section"] = section_main_process(
                 tmp, args.quick, args.before or before_ref(), args.repeats, args.limit, args.cores,
-                {"default": args.sleep_default, "grid": args.sleep_grid},
+                {"default": args.sleep_default, "grid": args.sleep_grid}, args.after_scheduler,
+                shapes=[x for x in args.shapes.split(",") if x], before=not args.no_before,
             )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -171,14 +171,15 @@ def measure(work: Path, args: list[str], limit_s: float) -> dict:
 
 
 def section_main_process(tmp: Path, quick: bool, ref: str, repeats: int, limit_s: float, cores: int,
-                         sleep_s: dict[str, float]) -> dict:  # fmt: skip
+                         sleep_s: dict[str, float], after_scheduler: str | None = None, shapes=SHAPES,
+                         before: bool = True) -> dict:  # fmt: skip
     """Per shape: the DAG before and after, the bare Snakefile before and after; each `repeats` times
     (fresh folders), alternating, the fastest kept."""
     import shutil
 
     res = {"before_ref": ref, "repeats": repeats, "limit_s": limit_s, "cores": cores, "sleep_s": sleep_s,
-           "after_scheduler": profile_setting(REPO, "scheduler") or "ilp", "shapes": {}}  # fmt: skip
-    for shape in SHAPES:
+           "after_scheduler": after_scheduler or profile_setting(REPO, "scheduler") or "ilp", "shapes": {}}  # fmt: skip
+    for shape in shapes:
         cfg = shape_config(shape, quick)
         synthetic = None
         if shape == "grid":
@@ -187,11 +188,13 @@ def section_main_process(tmp: Path, quick: bool, ref: str, repeats: int, limit_s
             must(run([PY, str(HARNESS / "synth.py"), "--config", str(cfg_path), "--store", str(synthetic)], cwd=REPO), "synth")
         rows: dict[str, list[dict]] = {}
         for k in range(repeats):
-            for label, ref_of in (("before", ref), ("after", None)):
+            for label, ref_of in (("before", ref), ("after", None))[0 if before else 1 :]:
                 work = prepare(tmp / f"r{k}", shape, label, ref_of, cfg, sleep_s[shape], synthetic)
                 scheduler = profile_setting(work, "scheduler") or "ilp"
+                override = ["--scheduler", after_scheduler] if after_scheduler and label == "after" else []
+                scheduler = override[1] if override else scheduler
                 log(f"main process: {shape} DAG, {label} ({scheduler}), try {k + 1}")
-                r = measure(work, ["--cores", str(cores), "--configfile", "config/bench.yaml"], limit_s)
+                r = measure(work, ["--cores", str(cores), "--configfile", "config/bench.yaml", *override], limit_s)
                 rows.setdefault(f"dag {label}", []).append(r | {"scheduler": scheduler})
                 log(f"   {r['steps']} steps, {r['cpu_s']:.1f} CPU-s: {r['cpu_per_step_s']:.3f} s per step"
                     + (" (stopped at the time limit)" if r["timed_out"] else ""))  # fmt: skip
