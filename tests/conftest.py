@@ -7,6 +7,7 @@ are skipped with that reason. The SLURM test also skips itself, saying why, wher
 """
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def snakemake_log(proc: subprocess.CompletedProcess) -> str:
+    """The text of the log file (.snakemake/log/) of a finished Snakemake run: every job's block
+    (rule, output, wildcards, reason, ...), which the default profile's screen leaves out."""
+    found = re.search(r"Complete log\(s\): (\S+)", (proc.stdout or "") + (proc.stderr or ""))  # stderr: None when merged
+    return Path(found.group(1)).read_text(encoding="utf-8") if found else ""
 
 
 def skip_outside_ci(reason: str) -> None:

@@ -6,6 +6,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
 
     io             atomic file writes
     workspace      a scratch copy of the project to run Snakemake in
+    scheduling     Snakemake's scheduling loop: one pass per finished job on this machine
     settings       the settings of one run, the schema, the run's hash
     outputs        every figure and table of a study, declared once
     validation     the schema's strict validator and its one-line errors
@@ -39,6 +40,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     claims         the claims table: every claim's verdict at its Holm step, in words
     adaptive       adaptive studies' rounds
     plan           the seeds each claim needs and the training still to do
+    progress       what `make reproduce` shows: a line per finished run, runs and time left
     plots          a study's figures
     report         the stand-alone HTML report
 """

@@ -23,7 +23,7 @@ from ablation import adaptive as A
 from ablation import config as C
 from ablation import outputs
 from ablation import store as run_store
-from conftest import BIN, REPO, copy_project, snakemake
+from conftest import BIN, REPO, copy_project, snakemake, snakemake_log
 from test_incremental import planned_jobs
 
 SMOKE = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
@@ -123,7 +123,7 @@ def test_killed_between_rounds_resumes_at_that_round_and_replans_the_same(tmp_pa
     unfinished = {h for h in planned if not run_store.is_complete(work / run_store.STORE / h)}
     snakemake(work, "--unlock", *args)
     proc = snakemake(work, "adaptive_test/results/depth/tables/claims.csv", *args)
-    jobs = planned_jobs(proc.stdout + proc.stderr)
+    jobs = planned_jobs(snakemake_log(proc))
     assert {w["hash"] for rule, w, _ in jobs if rule == "train"} == unfinished
     files = sorted((results / "adaptive").glob("round_*.json"))
     first = {p.name: p.read_bytes() for p in files}
@@ -131,5 +131,5 @@ def test_killed_between_rounds_resumes_at_that_round_and_replans_the_same(tmp_pa
     for p in files:
         p.unlink()
     proc = snakemake(work, *(str(p.relative_to(work)) for p in files), *args)
-    assert not re.search(r"^(local)?rule train:", proc.stdout + proc.stderr, re.M)
+    assert not re.search(r"^(local)?rule train:", snakemake_log(proc), re.M)
     assert {p.name: p.read_bytes() for p in sorted((results / "adaptive").glob("round_*.json"))} == first

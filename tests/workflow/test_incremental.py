@@ -33,7 +33,7 @@ import yaml
 from ablation import config as C
 from ablation import report
 from ablation import store as run_store
-from conftest import BIN, REPO, copy_project, snakemake
+from conftest import BIN, REPO, copy_project, snakemake, snakemake_log
 
 SMOKE_YAML = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
 SMOKE = C.validate(SMOKE_YAML)
@@ -240,7 +240,7 @@ def test_a_config_with_its_own_outdir_leaves_the_others_outputs_untouched(finish
     full["studies"] = {"lesson": full["studies"]["lesson"]}
     path = write_config(finished_copy, full, "full")
     proc = snakemake(finished_copy, "--cores", "2", "--configfile", path)
-    assert not re.search(r"^rule train:", proc.stdout + proc.stderr, re.M), "the runs are shared with smoke"
+    assert not re.search(r"^rule train:", snakemake_log(proc), re.M), "the runs are shared with smoke"
     before = {**_snapshot(finished_copy / "results"), **_snapshot(finished_copy / "reports")}
     assert "lesson/summary.csv" in before and "ablation_report.html" in before
     shutil.rmtree(finished_copy / SMOKE.outdir / "results" / "lesson")

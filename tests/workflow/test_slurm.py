@@ -27,7 +27,7 @@ import yaml
 
 from ablation import config as C
 from ablation.store import LOG, STORE
-from conftest import REPO, copy_project, skip_outside_ci
+from conftest import REPO, copy_project, skip_outside_ci, snakemake_log
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cluster"))
 import slurm_records as sr  # noqa: E402
@@ -123,7 +123,7 @@ def slurm_smoke(slurm_partition, tmp_path_factory):
     ]
     with sr.SqueueWatcher() as watch:
         proc, wall = sr.run_snakemake(work, args, RUN_TIMEOUT, env=_env(slurm_partition))
-    log = sr.parse_log(proc.stdout)
+    log = sr.parse_log(snakemake_log(proc))  # every job's block: the log file (the screen has a line per run)
     jobs = watch.of_run(log.run_uuid) if log.run_uuid else []
     print(f"\nSLURM smoke run: {wall:.0f} s, rc {proc.returncode}, {len(sr.submissions(jobs))} sbatch submissions")
     return SimpleNamespace(work=work, proc=proc, wall=wall, log=log, jobs=jobs)

@@ -13,7 +13,7 @@ import pytest
 from ablation import config as C
 from ablation import outputs
 from ablation.store import LOG, RUN_FILES, STORE
-from conftest import REPO, copy_project, snakemake
+from conftest import REPO, copy_project, snakemake, snakemake_log
 
 SMOKE = C.load(REPO / "config" / "smoke.yaml")
 RESULTS, REPORTS = Path(SMOKE.outdir, "results"), Path(SMOKE.outdir, "reports")
@@ -131,7 +131,7 @@ def test_costliest_training_jobs_start_first(smoke_run):
     from ablation.settings import cost_estimate
 
     _, proc = smoke_run
-    log = proc.stdout + proc.stderr
+    log = snakemake_log(proc)
     started = re.findall(r"rule train:\n(?:.*\n)*?\s+wildcards: hash=(\S+)", log)
     runs = {r.hash: r for study in SMOKE.studies.values() for r in study.runs()}
     assert len(started) == len(runs), len(started)

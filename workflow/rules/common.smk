@@ -11,6 +11,7 @@ from ablation import design
 from ablation.config import family_size
 from ablation.data import evaluated_lengths, lengths_key
 from ablation import outputs
+from ablation import progress
 from ablation import store as run_store
 from ablation.settings import cost_estimate
 
@@ -40,6 +41,12 @@ for _name, _study in STUDIES.items():
             RUN_BY_HASH.setdefault(_run.hash, _run)
 ANY_CUDA = any(run.settings.device == "cuda" for run in RUN_BY_HASH.values())
 STORE = run_store.STORE.as_posix()
+# The screen of `make reproduce` (ablation.progress) names runs by study and readable run id.
+progress.declare(
+    RUN_BY_HASH,
+    first=[run.hash for runs in RUNS.values() for run in runs.values()],
+    store=STORE,
+)
 # This config's own outputs: a second config with another outdir never overwrites them.
 RESULTS = os.path.normpath(os.path.join(CFG.outdir, "results"))
 REPORTS = os.path.normpath(os.path.join(CFG.outdir, "reports"))
