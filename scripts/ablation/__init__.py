@@ -34,6 +34,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     analyze       a study's tables from its summary.csv
     claims        the claims' verdicts, Holm over each family
     adaptive      adaptive studies' rounds
+    timing        a design's cost on this machine: the cost model timed here, its jobs on the cores
     plan          the seeds each claim needs and the training still to do
     plots         a study's figures
     report        the stand-alone HTML report
