@@ -196,6 +196,11 @@ def _span(values, fmt: str = "{:d}") -> str:
     return "-".join(dict.fromkeys(fmt.format(v) for v in values))
 
 
+def _minutes(values) -> str:
+    """Minutes to a tenth below 10, whole above."""
+    return _span(values, "{:.1f}" if max(values) < 10 else "{:.0f}")
+
+
 def cost(cfg, cal: timing.Calibration | None, store: Path = run_store.STORE) -> pd.DataFrame:
     """COST_COLUMNS per study and for ``all`` (a run two studies list counted once): the runs of
     its design (an adaptive study: its first round-every round to max_seeds in the cells its claims
@@ -325,11 +330,11 @@ def cost_lines(est: dict, width: int = WIDTH) -> list[str]:
     out = textwrap.wrap(head, width) + table.rename(columns=COST_HEADERS).to_string(index=False).splitlines()
     if cal is not None:
         first, every = est["wall_minutes"]
-        out += textwrap.wrap(f"Wall time at {est['cores']} cores: about {_span([first, every], '{:.0f}')} minutes "
+        out += textwrap.wrap(f"Wall time at {est['cores']} cores: about {_minutes([first, every])} minutes "
                              f"(adaptive studies: first round-every round).", width)  # fmt: skip
         if cal.other_share > timing.BUSY:
             out += textwrap.wrap(f"Other processes used {100 * cal.other_share:.0f} % of the CPU while timing: at that "
-                                 f"load, if it lasts: about {_span(est['busy_minutes'], '{:.0f}')} minutes.", width)  # fmt: skip
+                                 f"load, if it lasts: about {_minutes(est['busy_minutes'])} minutes.", width)  # fmt: skip
     return out
 
 
