@@ -9,7 +9,12 @@ in every cell is Bonferroni over the cells. With the estimand ``share`` the most
 exactly that many seeds falls with any one of them, so the plan asks for one seed of slack, which
 leave-one-seed-out robustness needs. Exact claims need no seeds: they are checked on every run.
 
-    python -m ablation.plan config/config.yaml
+Then the training still to do and the wall time of the Snakemake run at ``--cores`` on this
+machine (``ablation.timing``: a few seconds of the design's own training timed here, or the
+store's finished runs of the design). Printed in at most WIDTH columns: the numbers as columns,
+the tests' legend once, at most one line of words a claim.
+
+    python -m ablation.plan config/config.yaml [--cores N] [--wide | --csv] [--no-timing]
 """
 
 from __future__ import annotations
