@@ -42,8 +42,9 @@ from . import store as run_store
 from .settings import Settings, cost_estimate, from_dict, run_hash
 
 SAMPLE_SHAPES = 8
-"""Shapes timed, each for an equal share of the design's cost units (rope and ALiBi cost about
-twice as much per unit as the other encodings: benchmarks/estimate.md, "shapes")."""
+"""Shapes timed, each for an equal share of the design's cost units: the cost model misses some
+of what a shape costs (rope and ALiBi cost more per unit than the other encodings:
+benchmarks/estimate.md, "shapes"), so one shape cannot stand for a design."""
 FIRST_EPOCHS = 2
 SAMPLE_SECONDS = 0.15
 """CPU seconds of training each shape is timed for beyond its first epochs."""
