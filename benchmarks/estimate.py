@@ -9,7 +9,8 @@ A case is ``CONFIG[:STUDY,STUDY...][@SEEDS]``: the config, only the studies name
 shapes). Per case, in a temp copy of the project with an empty run store: the plan's estimate
 (``ablation.plan.estimate``: the cost model timed here, the jobs laid out on the cores), then
 ``snakemake --cores N`` timed, with the CPU other processes used meanwhile. Writes --out
-(default benchmarks/estimate.md) with the commit and date: per case the estimate on free cores,
+(default benchmarks/estimate.md, and its JSON record beside it) stamped with the commit and date
+("Measured at commit ..."; the JSON's ``measured`` key): per case the estimate on free cores,
 the estimate at the load measured during the run, the measured wall time and their ratio, the
 training's CPU seconds (modelled against the runs' own train_seconds) and the jobs that do not
 train (modelled against their benchmark files); and the cost model's per-shape spread
@@ -130,9 +131,10 @@ def time_every_shape(config: str) -> pd.DataFrame:
 
 
 def render(rec: dict) -> str:
-    out = ["# How close the plan's wall-time estimate comes", "",
-           f"Produced by `.venv/bin/python benchmarks/estimate.py` on {rec['date']} at commit {rec['commit']}. "
-           "Do not edit by hand: re-run the script.", "",
+    st = rec["measured"]
+    stamp = f"Measured at commit {st['commit']}{' with uncommitted changes' if st['dirty'] else ''} on {st['date']}."
+    out = ["# How close the plan's wall-time estimate comes", "", stamp, "",
+           f"Produced by `{rec['command']}`. Do not edit by hand: re-run the script.", "",
            f"- Machine: {rec['machine']['cpu']}, {rec['machine']['cores']} cores", "",
            "Per case, in a temp copy of the project with an empty run store: `ablation.plan.estimate` (the cost "
            "model timed here, the jobs laid out on the cores; `make plan` prints it), then `snakemake --cores N` "
@@ -178,11 +180,17 @@ def main(argv=None) -> int:
     ap.add_argument("--cores", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--shapes", action="store_true", help="also time every shape of the default config")
     ap.add_argument("--out", type=Path, default=HERE / "estimate.md")
+    ap.add_argument("--render", type=Path, help="re-render --out from this JSON record only (no new numbers)")
     args = ap.parse_args(argv)
     out = args.out.resolve()
-    commit = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()  # fmt: skip
-    rec = {"date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "commit": commit,
+    if args.render:
+        out.write_text(render(json.loads(args.render.read_text())))
+        return 0
+    git = lambda *a: subprocess.run(["git", "-C", str(HERE), *a], capture_output=True, text=True).stdout.strip()  # noqa: E731
+    rec = {"measured": {"commit": git("rev-parse", "--short", "HEAD"),
+                        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                        "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))},
+           "command": " ".join(["python benchmarks/estimate.py", *(argv if argv is not None else sys.argv[1:])]),
            "machine": {"cpu": cpu_model(), "cores": os.cpu_count()}, "cases": []}  # fmt: skip
     if args.shapes:
         rec["shapes"], rec["shapes_config"] = time_every_shape("config/config.yaml").to_dict("records"), "config/config.yaml"
