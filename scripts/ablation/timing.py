@@ -36,8 +36,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import adaptive as A
-from . import design, forkserver
+from . import adaptive, design, forkserver
 from . import store as run_store
 from .settings import Settings, cost_estimate, from_dict, run_hash
 
@@ -84,7 +83,7 @@ def rounds(cfg, name: str) -> list[list]:
     study, block = cfg.studies[name], design.settings(cfg.raw["studies"][name])
     if not block:
         return []
-    extra = A.round_runs(study, block["max_seeds"])
+    extra = adaptive.round_runs(study, block["max_seeds"])
     seeds = list(dict.fromkeys(r.settings.seed for r in extra))
     batches = [set(seeds[i : i + block["batch"]]) for i in range(0, len(seeds), block["batch"])]
     return [[r for r in extra if r.settings.seed in batch] for batch in batches]

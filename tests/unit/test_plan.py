@@ -94,8 +94,7 @@ def _printed(capsys, *argv) -> list[str]:
 def test_make_plan_fits_100_columns(capsys, config):
     lines = _printed(capsys, str(REPO / "config" / config), "--no-timing")
     assert max(map(len, lines)) <= P.WIDTH, max(lines, key=len)
-    cfg = C.load(REPO / "config" / config)
-    ids = [c["id"] for s in cfg.studies.values() for c in s.claims]
+    ids = list(P.plan(C.load(REPO / "config" / config))["claim"])
     # one row of numbers per claim and at most one line of words under it; the legend once
     assert all(sum(line.strip().startswith(i) for line in lines) == 1 for i in ids)
     assert sum(line.startswith("test: ") for line in lines) == 1
