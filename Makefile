@@ -20,14 +20,16 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $@
 
-## Before any training: per claim, can the configured seeds reach SUPPORTED and CONTRADICTED?
+## Before any training: per claim, can the configured seeds reach SUPPORTED and CONTRADICTED, and
+## how long the training takes at CORES on this machine (a few seconds of it timed here).
+## PLAN_FLAGS=--wide: every column; PLAN_FLAGS=--csv: as CSV.
 plan: venv
-	$(BIN)/python -m ablation.plan $(CONFIG)
+	$(BIN)/python -m ablation.plan $(CONFIG) --cores $(CORES) $(PLAN_FLAGS)
 
 ## The whole default ablation (every study) and its report; the plan first.
 reproduce: venv
 	$(BIN)/python -m ablation.config $(CONFIG)
-	$(BIN)/python -m ablation.plan $(CONFIG)
+	$(BIN)/python -m ablation.plan $(CONFIG) --cores $(CORES)
 	$(SNAKEMAKE) --cores $(CORES) --configfile $(CONFIG)
 	@echo
 	@echo "Report: $$($(BIN)/python -c 'import os, sys; from ablation.config import load; print(os.path.abspath(os.path.join(load(sys.argv[1]).outdir, "reports", "ablation_report.html")))' $(CONFIG))"

@@ -63,6 +63,9 @@ _MUTATION = ("scripts/ablation", "tests/unit", "tests/simulation", "tests/confte
 _PACKING = ("workflow/profiles/slurm", "workflow/rules", "config/smoke.yaml", "tests/cluster/measure_packing.py",
             "tests/cluster/slurm.sh")  # fmt: skip
 _PROBE_TRAINING = ("scripts/ablation/model.py", "scripts/ablation/train.py", "requirements.txt")
+# What the plan's time estimate rests on (its calibration and model) and the runs it is checked against.
+_ESTIMATE = ("benchmarks/estimate.py", "scripts/ablation/timing.py", "scripts/ablation/plan.py", *_PROBE_TRAINING,
+             "scripts/ablation/forkserver.py", "workflow", "config/smoke.yaml", "config/config.yaml")  # fmt: skip
 
 MEASURED: tuple[Measured, ...] = (
     Measured("benchmarks/results.md", "python benchmarks/run.py", _HARNESS),
@@ -73,6 +76,8 @@ MEASURED: tuple[Measured, ...] = (
              _REPRODUCE_SMOKE),  # fmt: skip
     Measured("benchmarks/reproduce-smoke.json", "python3 benchmarks/reproduce.py --config config/smoke.yaml --test",
              _REPRODUCE_SMOKE),  # fmt: skip
+    Measured("benchmarks/estimate.md", "python benchmarks/estimate.py --cores 2 --shapes", _ESTIMATE),
+    Measured("benchmarks/estimate.json", "python benchmarks/estimate.py --cores 2 --shapes", _ESTIMATE),
     Measured("benchmarks/mutation.md", "make mutation", _MUTATION),
     Measured("benchmarks/mutation.json", "make mutation", _MUTATION),
     Measured("benchmarks/probes/attention_kernels.md", "python benchmarks/probes/attention_kernels.py",

@@ -39,6 +39,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     analyze        a study's tables from its summary.csv
     claims         the claims table: every claim's verdict at its Holm step, in words
     adaptive       adaptive studies' rounds
+    timing         a design's cost on this machine: the cost model timed here, its jobs on the cores
     plan           the seeds each claim needs and the training still to do
     progress       what `make reproduce` shows: a line per finished run, runs and time left
     plots          a study's figures

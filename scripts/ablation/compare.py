@@ -30,7 +30,8 @@ from .store import STORE
 
 SUMMARY_KEEP = ("run_id", "hash", "test_acc", "status", "params_sha256", "train_seconds")
 """The columns of summary.csv a reference keeps (``hash``: where the results have a run store;
-``train_seconds``: what ``make plan`` prices a design by before the store has any run)."""
+``train_seconds``: what each run took on the reference's machine, for a reader: ``make plan``
+times this machine instead, ablation.timing)."""
 CLAIM_KEEP = ("id", "verdict", "estimate", "ci_lo", "ci_hi", "n", "p_holm", "robustness")
 ENVIRONMENT_KEYS = ("cpu_capability", "cpu_model", "python", "torch", "numpy", "code_sha256")
 """What a run's provenance.json says about the machine and software that trained it."""
@@ -140,6 +141,53 @@ def compare(here: Path, ref: Path, studies: list[str] | None = None) -> list[dic
     return [compare_study(here, ref, s) for s in names if (ref / s / "summary.csv").is_file()]
 
 
+MACHINE_KEYS = ("cpu_model", "cpu_capability")
+"""What a run's floating-point arithmetic depends on besides the software: bit-identity needs both equal."""
+
+
+def _side(results: list[dict], side: str, key: str) -> str:
+    values = sorted({v for r in results for v in r[f"environment_{side}"].get(key, "unknown").split(" | ")})
+    return " | ".join(values)
+
+
+def overview(results: list[dict]) -> dict:
+    """The reproduction check of every study in one: whether the verdicts are equal, then how many
+    runs are bit-identical and why they can differ. A study with no run in common with the other
+    side (other settings) compares no verdict. ``sentences``: the answer in that order, in words."""
+    common = [r for r in results if r["compared"]]
+    claims = sum(r["claims_compared"] for r in common)
+    differ = [v for r in common for v in r["verdicts_differing"]]
+    compared, identical = sum(r["compared"] for r in common), sum(r["identical"] for r in common)
+    here = {k: _side(common, "here", k) for k in MACHINE_KEYS}
+    ref = {k: _side(common, "ref", k) for k in MACHINE_KEYS}
+    out = {"claims_compared": claims, "verdicts_differing": differ, "compared": compared, "identical": identical,
+           "machine_here": here, "machine_ref": ref, "same_machine": here == ref and "unknown" not in here.values(),
+           "no_run_in_common": [r["study"] for r in results if not r["compared"]]}  # fmt: skip
+    if not common:
+        out["sentences"] = ["No run in common with the reference: its runs have other settings, so no verdict "
+                            "and no run is compared."]  # fmt: skip
+        return out
+    if differ:
+        verdicts = (f"Verdicts: {len(differ)} of {claims} differ from the reference's ("
+                    + ", ".join(f"{v['id']}: {v['here']} here, {v['reference']} there" for v in differ) + ").")  # fmt: skip
+    else:
+        verdicts = f"Verdicts: all {claims} equal to the reference's."
+    runs = f"Runs: {identical} of {compared} bit-identical"
+    cpu = lambda m: f"{m['cpu_model']}, {m['cpu_capability']}"  # noqa: E731
+    if identical == compared:
+        runs += f" (CPU {cpu(here)} on both sides)."
+    elif not out["same_machine"]:
+        runs += (f": bit-identity needs the same CPU, and this run's ({cpu(here)}) differs from the reference's "
+                 f"({cpu(ref)}), so their last bits can differ.")  # fmt: skip
+    else:
+        other = [k for k in ENVIRONMENT_KEYS if k not in MACHINE_KEYS
+                 and _side(common, "here", k) != _side(common, "ref", k)]  # fmt: skip
+        runs += (f" on the same CPU ({cpu(here)}): " + (f"{', '.join(other)} differ" if other else
+                 "nothing recorded differs, so look at the runs that differ") + ".")  # fmt: skip
+    out["sentences"] = [verdicts, runs]
+    return out
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.2f} percentage points"
 
@@ -246,6 +294,7 @@ def main(argv=None) -> int:
         print(f"error: {args.here} and {args.ref} have no study in common", file=sys.stderr)
         return 2
     print(f"{args.here} against {args.ref}")
+    print("\n".join(overview(results)["sentences"]) + "\n")
     for result in results:
         print("\n".join(lines(result)))
     return 0

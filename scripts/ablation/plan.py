@@ -9,28 +9,59 @@ in every cell is Bonferroni over the cells. With the estimand ``share`` the most
 exactly that many seeds falls with any one of them, so the plan asks for one seed of slack, which
 leave-one-seed-out robustness needs. Exact claims need no seeds: they are checked on every run.
 
-    python -m ablation.plan config/config.yaml
+Then the training still to do and the wall time of the Snakemake run at ``--cores`` on this
+machine (``ablation.timing``: a few seconds of the design's own training timed here, or the
+store's finished runs of the design). Printed in at most WIDTH columns: the numbers as columns,
+the tests' legend once, at most one line of words a claim.
+
+    python -m ablation.plan config/config.yaml [--cores N] [--wide | --csv] [--no-timing]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from . import REPO_DIR, adaptive, design, measures, seedtests, verdicts
+from . import design, measures, seedtests, verdicts
 from . import config as ablation_config
 from . import store as run_store
+from . import timing
 from .kinds import Claim
-from .settings import cost_estimate, from_dict
+from .settings import cost_estimate, from_dict, run_hash
 
-PLAN_COLUMNS = ["study", "claim", "kind", "seeds", "cells", "supported", "contradicted", "seeds_needed", "note"]
-COST_COLUMNS = ["study", "runs", "in_store", "to_train", "cpu_minutes", "wall_minutes"]
+PLAN_COLUMNS = [
+    "study", "claim", "kind", "seeds", "cells", "test", "family", "level", "bonferroni", "supported_after",
+    "contradicted_after", "robust_from", "limit", "supported", "contradicted", "seeds_needed", "note",
+]  # fmt: skip
+"""One row per claim. seeds: its seeds (an adaptive study: first round-max_seeds); test: a key of
+TESTS; family, level: the Holm family's size m and alpha / m; bonferroni: the cell conditions
+CONTRADICTED-in-one-cell pays for; supported_after, contradicted_after: the fewest seeds, all
+agreeing, that reach each verdict at that level (empty: not within the seeds searched, ``limit``
+for an adaptive study); robust_from: the seeds from which a verdict survives leaving any one seed
+out (an adaptive study's share claims: SUPPORTED, with one seed of a cell outside the claim; empty:
+not within ``limit``, or not known); limit: the most seeds the claim may have (its seeds, or the
+study's max_seeds); supported, contradicted: reachable within them (yes/no); seeds_needed: the
+seeds that make both reachable and robust (an adaptive study: SUPPORTED's); note: what the other
+columns do not say."""
+TESTS = {
+    "exact": "exact claim: every run's twin certificate is checked; no p-value, no family",
+    "sign": "share of seeds meeting the claim > 1/2, exact binomial test over seeds (the sign test)",
+    "e-share": "the same share, anytime-valid e-process on the seeds' outcomes (adaptive rounds)",
+    "e-mean": "mean over seeds, anytime-valid betting e-process (estimand: mean)",
+}
+"""The tests a claim's seeds are put to, as the plan's legend explains them."""
+COST_COLUMNS = ["study", "runs", "in_store", "to_train", "cpu_minutes"]
+COST_HEADERS = {"in_store": "in store", "to_train": "to train", "cpu_minutes": "CPU minutes"}
+WIDTH = 100
+"""The plan's printed lines are at most this wide (--wide: unwrapped)."""
 CALIBRATION_RUNS = 400
 """At most this many finished runs of the store calibrate the cost model (they agree to a few per cent)."""
 MAX_SEEDS = 10_000
@@ -110,48 +141,45 @@ def _sequential_robust_seeds(share: float, level: float, alpha: float, max_seeds
 def claim_plan(study, claim: Claim, m: int, alpha: float, adaptive_block: dict | None = None) -> dict:
     """Reachability of SUPPORTED and CONTRADICTED for one claim of a family of ``m`` claims:
     alpha / m is the Holm level a claim meets wherever it ranks. ``adaptive_block``: the study's
-    ``{max_seeds, batch}`` when its rounds add seeds."""
+    ``{max_seeds, batch}`` when its rounds add seeds. The row's numbers are fields (PLAN_COLUMNS;
+    TESTS says what ``test`` names); ``note`` holds only what they do not say."""
     seeds = claim.where.get("seed", study.seeds)
     n = len(seeds) if isinstance(seeds, list) else 1
     cells = _n_cells(study, claim)
-    row = dict(study=study.name, claim=claim.id, kind=claim.kind.name, seeds=n, cells=cells)
+    row = dict(study=study.name, claim=claim.id, kind=claim.kind.name, seeds=n, cells=cells, family=m,
+               level=alpha / max(m, 1), bonferroni=None, supported_after=None, contradicted_after=None,
+               robust_from=None, limit=None, note="")  # fmt: skip
     if claim.exact:
-        row.update(supported="yes", contradicted="yes", seeds_needed=None,
-                   note="exact: every run's twin certificate is checked; no p-value, no family")  # fmt: skip
+        row.update(test="exact", supported="yes", contradicted="yes", seeds_needed=None, family=None, level=None)
         return row
     a_m = alpha / max(m, 1)
     conds = len(claim.parts)
     sequential = adaptive_block is not None and claim.sequential
     limit = adaptive_block["max_seeds"] if sequential else MAX_SEEDS
     sup, con = agreeing_seeds(claim, a_m, cells * conds, sequential, alpha, limit)
-    if claim.estimand == "mean":
-        how = "the mean over seeds (betting e-process), with every seed at the most favourable value"
-    elif sequential:
-        how = f"share > {claim.share:g} by the e-process on the seeds' outcomes, every seed agreeing"
-    else:
-        how = f"share > {claim.share:g} by the exact binomial test, every seed agreeing"
+    test = "e-mean" if claim.estimand == "mean" else "e-share" if sequential else "sign"
+    notes = [f"share > {claim.share:g}"] if claim.estimand != "mean" and claim.share != 0.5 else []
+    if conds > 1:
+        notes.append(f"{conds} conditions a cell")
+    row.update(test=test, bonferroni=cells * conds, supported_after=sup, contradicted_after=con)
     if n < 2:
         row.update(supported="no", contradicted="no", seeds_needed=max(2, (sup or 2) + 1),
-                   note="no verdict from fewer than 2 seeds")  # fmt: skip
+                   limit=n, note="; ".join(["no verdict from fewer than 2 seeds", *notes]))  # fmt: skip
         return row
     available = adaptive_block["max_seeds"] if sequential else n
+    row["limit"] = available
     row["supported"] = "yes" if sup is not None and sup <= available else "no"
     row["contradicted"] = "yes" if con is not None and con <= available else "no"
     robust = [k + 1 for k in (sup, con) if k is not None]  # a seed of slack for leave-one-seed-out
     row["seeds_needed"] = sup if sequential else max(robust) if robust else None
-    row["note"] = (f"{how}: SUPPORTED after {sup or f'more than {available}'} seeds, CONTRADICTED after "
-                   f"{con or f'more than {available}'} (Holm level alpha / m = {a_m:.4g} over the {m} claim(s) "
-                   f"of its family" + (f", Bonferroni over {cells * conds} cell condition(s)" if cells * conds > 1 else "") + ")")  # fmt: skip
     if sequential:
         row["seeds"] = f"{n}-{adaptive_block['max_seeds']}"
-        row["note"] = "adaptive (anytime-valid): " + row["note"]
         if claim.estimand != "mean":
-            dissent = _sequential_robust_seeds(claim.share, a_m, alpha, adaptive_block["max_seeds"])
-            row["note"] += (f"; with one seed of a cell outside the claim, SUPPORTED survives leaving any seed out from "
-                            f"{dissent} seeds" if dissent else f"; with one seed of a cell outside the claim, no "
-                            f"SUPPORTED within {adaptive_block['max_seeds']} seeds survives leaving any seed out")  # fmt: skip
-    elif row["supported"] == "yes" and row["contradicted"] == "yes" and max(robust) > n:
-        row["note"] += f"; {max(robust)} seeds keep a verdict without any one seed"
+            # with one seed of a cell outside the claim: from how many seeds SUPPORTED survives leaving any seed out
+            row["robust_from"] = _sequential_robust_seeds(claim.share, a_m, alpha, adaptive_block["max_seeds"])
+    else:
+        row["robust_from"] = max(robust) if len(robust) == 2 else None
+    row["note"] = "; ".join(notes)
     return row
 
 
@@ -165,12 +193,13 @@ def plan(cfg) -> pd.DataFrame:
         m = ablation_config.family_size(by_study, name, family)
         block = design.adaptive_block(cfg.raw["studies"][name])
         rows += [claim_plan(study, claim, m, alpha, block) for claim in study.claims]
-    return pd.DataFrame(rows, columns=PLAN_COLUMNS).astype({"seeds_needed": "Int64"})
+    ints = ("family", "bonferroni", "supported_after", "contradicted_after", "robust_from", "limit", "seeds_needed")
+    return pd.DataFrame(rows, columns=PLAN_COLUMNS).astype(dict.fromkeys(ints, "Int64"))
 
 
 def seconds_per_unit(store: Path, limit: int = CALIBRATION_RUNS) -> tuple[float, int]:
     """(training seconds per unit of ``settings.cost_estimate``, runs measured): the median over the
-    store's finished runs; (nan, 0) for an empty store."""
+    store's finished runs, whatever config they belong to; (nan, 0) for an empty store."""
     ratios = []
     for metrics in sorted(Path(store).glob("*/metrics.csv"))[:limit]:
         try:
@@ -183,84 +212,205 @@ def seconds_per_unit(store: Path, limit: int = CALIBRATION_RUNS) -> tuple[float,
     return (float(np.median(ratios)), len(ratios)) if ratios else (float("nan"), 0)
 
 
-def _designs(cfg, name: str) -> list[list]:
-    """A study's runs: its first round and, for an adaptive study, every round to max_seeds too."""
-    study, block = cfg.studies[name], design.adaptive_block(cfg.raw["studies"][name])
-    return [study.runs()] + ([study.runs() + adaptive.round_runs(study, block["max_seeds"])] if block else [])
+# ---------------------------------------------------------------- what the design costs here
 
 
-def reference_seconds_per_unit(cfg, reference: Path) -> tuple[float, int, str]:
-    """(seconds per cost unit, runs, the machine) from a reference folder's train_seconds
-    (``ablation.compare reference`` keeps them), for the runs of ``cfg`` it holds: what the plan
-    reads before a store has any run. (nan, 0, "") when it holds none of them."""
-    settings = {r.hash: r.settings for name in cfg.studies for runs in _designs(cfg, name) for r in runs}
-    ratios, machines = [], set()
+def _span(values, fmt: str = "{:d}") -> str:
+    """``first-every``, or one value when both are equal."""
+    return "-".join(dict.fromkeys(fmt.format(v) for v in values))
+
+
+def _minutes(values) -> str:
+    """Minutes to a tenth below 10, whole above."""
+    return _span(values, "{:.1f}" if max(values) < 10 else "{:.0f}")
+
+
+def cost(cfg, cal: timing.Calibration | None, store: Path = run_store.STORE) -> pd.DataFrame:
+    """COST_COLUMNS per study and for ``all`` (a run two studies list counted once): the runs of
+    its design (an adaptive study: its first round-every round to max_seeds in the cells its claims
+    read), how many the store holds, what is left to train and its CPU minutes on this machine
+    (``cal``; empty without one)."""
+    rows, every = [], {}
+    firsts: dict = {}
     for name in cfg.studies:
-        path = Path(reference) / name / "summary.csv"
-        try:
-            ref = pd.read_csv(path, dtype={"hash": str}, usecols=["hash", "train_seconds"])
-            machines.add(json.loads((path.parent / "environment.json").read_text(encoding="utf-8"))["cpu_model"])
-        except (OSError, ValueError, KeyError):
-            continue
-        ratios += [sec / cost_estimate(settings[h]) for h, sec in zip(ref["hash"], ref["train_seconds"])
-                   if h in settings and np.isfinite(sec)]  # fmt: skip
-    if not ratios:
-        return float("nan"), 0, ""
-    return float(np.median(ratios)), len(ratios), ", ".join(sorted(machines))
+        first = {r.hash: r for r in timing.first_round(cfg, name)}
+        more = {r.hash: r for batch in timing.rounds(cfg, name) for r in batch}
+        firsts |= first
+        every |= first | more
+        rows.append([name, *_cost_row([first] + ([first | more] if more else []), cal, store)])
+    rows.append(["all", *_cost_row([firsts] + ([every] if len(every) > len(firsts) else []), cal, store)])
+    return pd.DataFrame(rows, columns=COST_COLUMNS)
 
 
-def cost(cfg, store: Path = run_store.STORE, cores: int = 1, reference: Path | None = None) -> tuple[pd.DataFrame, str]:
-    """Per study the runs its design trains (an adaptive study: its first round, and at most every
-    cell its claims' rounds read at max_seeds), how many the store holds, and the expected training
-    CPU-minutes and wall minutes at ``cores`` parallel jobs of what is still to train, from the cost
-    model the DAG schedules by, calibrated on the store's runs, or on ``reference``'s where the
-    store has none yet. Returns (COST_COLUMNS table, what it is calibrated on, in words; "" when
-    on nothing: no minutes)."""
-    per_unit, n_cal = seconds_per_unit(store)
-    basis = f"{n_cal} finished run(s) of {store}" if n_cal else ""
-    if not n_cal and reference is not None:
-        per_unit, n_ref, machine = reference_seconds_per_unit(cfg, reference)
-        if n_ref:
-            basis = f"{n_ref} run(s) of {reference} (trained on {machine}: this machine may be faster or slower)"
+def _cost_row(designs: list[dict], cal, store: Path) -> list[str]:
+    counts, minutes = [], []
+    for runs in designs:
+        todo = [r for r in runs.values() if not run_store.is_complete(Path(store) / r.hash)]
+        counts.append((len(runs), len(runs) - len(todo), len(todo)))
+        minutes.append(sum(cal.run_seconds(r.settings) for r in todo) / 60 if cal else float("nan"))
+    return [_span([c[0] for c in counts]), _span([c[1] for c in counts]), _span([c[2] for c in counts]),
+            _span(minutes, "{:.1f}") if cal else ""]  # fmt: skip
+
+
+def estimate(cfg, cores: int, store: Path = run_store.STORE, time_here: bool = True) -> dict:
+    """What the config's Snakemake run costs on this machine at ``cores``: ``table`` (``cost``),
+    ``calibration`` (None: nothing to train, or no timing and too few runs in the store),
+    ``wall_minutes`` (first round, every round to max_seeds; on free cores) and ``busy_minutes``
+    (the same at the share of the CPU other processes used while timing)."""
+    slots = max(1, cores // max(1, cfg.train_threads))
+    left = any(not run_store.is_complete(Path(store) / run_hash(s)) for runs in timing.design_settings(cfg).values()
+               for s in runs)  # fmt: skip
+    cal = timing.calibrate(cfg, store, slots, time_here) if left else None
+    out = {"cores": cores, "table": cost(cfg, cal, store), "calibration": cal, "left": left}
+    if cal:
+        walls = [timing.wall_seconds(cfg, store, cal, cores, every) / 60 for every in (False, True)]
+        out["wall_minutes"] = tuple(walls)
+        out["busy_minutes"] = tuple(w / max(1e-9, 1 - cal.other_share) for w in walls)
+    return out
+
+
+# ---------------------------------------------------------------- the plan in 100 columns
+
+
+def _seeds(value, limit) -> str:
+    """A number of seeds as the table prints it: "!" past what the claim may have, ">N" when not
+    within its N seeds, "-" where nothing applies."""
+    if pd.isna(value):
+        return "-" if pd.isna(limit) else f">{limit}"
+    return f"{value}!" if not pd.isna(limit) and value > limit else f"{value}"
+
+
+def display(table: pd.DataFrame) -> pd.DataFrame:
+    """The plan as people read it (the terminal and the report): one row per claim, the numbers as
+    columns under the headers of HEADERS."""
     rows = []
-    for name in cfg.studies:
-        designs = _designs(cfg, name)
-        counts, minutes = [], []
-        for runs in designs:
-            todo = [r for r in runs if not run_store.is_complete(Path(store) / r.hash)]
-            counts.append((len(runs), len(runs) - len(todo), len(todo)))
-            minutes.append(sum(cost_estimate(r.settings) for r in todo) * per_unit / 60)
-        span = lambda xs, f="{:d}": "-".join(dict.fromkeys(f.format(x) for x in xs))  # noqa: E731
-        rows.append([name, span([c[0] for c in counts]), span([c[1] for c in counts]), span([c[2] for c in counts]),
-                     span(minutes, "{:.1f}"), span([m / cores for m in minutes], "{:.1f}")])  # fmt: skip
-    return pd.DataFrame(rows, columns=COST_COLUMNS), basis
+    for r in table.itertuples():
+        robust = "-" if r.test in ("exact", "e-mean") or pd.isna(r.limit) else _seeds(r.robust_from, r.limit)
+        rows.append([r.study, r.claim, r.kind, str(r.seeds), str(r.cells), r.test, _seeds(r.supported_after, r.limit),
+                     _seeds(r.contradicted_after, r.limit), robust, r.note])  # fmt: skip
+    return pd.DataFrame(rows, columns=["study", *HEADERS, "note"])
+
+
+HEADERS = ("claim", "kind", "seeds", "cells", "test", "SUPPORTED", "CONTRADICTED", "robust")
+"""The plan's columns. SUPPORTED and CONTRADICTED: seeds after which the verdict can be reached."""
+
+
+def legend(table: pd.DataFrame) -> list[str]:
+    """What the columns mean, once: the tests the plan names, then the seed columns."""
+    used = [t for t in TESTS if t in set(table["test"])]
+    return ["test: " + "; ".join(f"{t} = {TESTS[t]}" for t in used) + ".",
+            "SUPPORTED, CONTRADICTED: the fewest seeds, every one agreeing, that reach the verdict at the study's "
+            "Holm level (CONTRADICTED in one cell pays Bonferroni over the claim's cells); "
+            "N! = more seeds than the claim may have; >N = not within its N seeds.",
+            "robust: seeds from which the verdict survives leaving any one seed out (adaptive: SUPPORTED with one "
+            "seed of a cell outside the claim)."]  # fmt: skip
+
+
+def _family_words(group: pd.DataFrame, alpha: float) -> str:
+    m = group["family"].dropna()
+    if not len(m):
+        return "exact claims only: no Holm family"
+    return f"Holm level alpha / m = {alpha:g} / {int(m.iloc[0])} = {alpha / int(m.iloc[0]):.4g}"
+
+
+def layout(table: pd.DataFrame, alpha: float, width: int = WIDTH) -> list[str]:
+    """The plan's claims in at most ``width`` columns: a header, per study a line with its Holm
+    level, then a row of numbers per claim and at most one line of words; a claim id too long for
+    its column stands on its own line above its numbers."""
+    shown = display(table)
+    cols = list(HEADERS[1:])
+    widths = [max([len(h)] + [len(v) for v in shown[h]]) for h in cols]
+    claim_w = min(max([len(HEADERS[0])] + [len(c) + 2 for c in shown["claim"]]), width - sum(widths) - len(cols))
+    claim_w = max(claim_w, len(HEADERS[0]))
+
+    def line(first: str, values) -> str:
+        cells = [v.rjust(w) if h not in ("kind", "test") else v.ljust(w) for h, v, w in zip(cols, values, widths)]
+        return (first.ljust(claim_w) + " " + " ".join(cells)).rstrip()
+
+    out = [line(HEADERS[0], cols)]
+    for study, group in shown.groupby("study", sort=False):
+        out += textwrap.wrap(f"{study}: {_family_words(table[table['study'] == study], alpha)}", width)
+        for r in group.itertuples(index=False):
+            values = [getattr(r, h) for h in cols]
+            if len(r.claim) + 2 > claim_w:
+                out += textwrap.wrap(r.claim, width, initial_indent="  ", subsequent_indent="  ")
+                out.append(line("", values))
+            else:
+                out.append(line("  " + r.claim, values))
+            if r.note:
+                out.append("    " + textwrap.shorten(r.note, width - 4, placeholder=" ..."))
+    return out
+
+
+def cost_lines(est: dict, width: int = WIDTH) -> list[str]:
+    """The training still to do and the wall time, in at most ``width`` columns."""
+    cal, table = est["calibration"], est["table"]
+    if not est["left"]:
+        return ["Nothing left to train: every run of the design is in the store."]
+    if cal is None:
+        head = f"Training still to do (no minutes: fewer than {timing.STORE_MIN_RUNS} runs in the store, timing off):"
+    else:
+        head = f"Training still to do ({cal.basis}, {cal.seconds:.1f} s):"
+    out = textwrap.wrap(head, width) + table.rename(columns=COST_HEADERS).to_string(index=False).splitlines()
+    if cal is not None:
+        first, every = est["wall_minutes"]
+        out += textwrap.wrap(f"Wall time at {est['cores']} cores: about {_minutes([first, every])} minutes "
+                             f"(adaptive studies: first round-every round).", width)  # fmt: skip
+        if cal.other_share > timing.BUSY:
+            out += textwrap.wrap(f"Other processes used {100 * cal.other_share:.0f} % of the CPU while timing: at that "
+                                 f"load, if it lasts: about {_minutes(est['busy_minutes'])} minutes.", width)  # fmt: skip
+    return out
+
+
+def warnings(table: pd.DataFrame, width: int = WIDTH) -> list[str]:
+    """A line for each claim whose seeds cannot reach a verdict."""
+    out = []
+    for r in table[(table["supported"] == "no") | (table["contradicted"] == "no")].itertuples():
+        both = r.supported == r.contradicted == "no"
+        missing = "neither verdict" if both else "SUPPORTED" if r.supported == "no" else "CONTRADICTED"
+        more = f"; {r.seeds_needed} would reach both" if pd.notna(r.seeds_needed) else ""
+        out += textwrap.wrap(f"warning: {r.claim}: its {r.seeds} seeds reach {missing}{more}", width,
+                             subsequent_indent="  ")  # fmt: skip
+    return out
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print("usage: python -m ablation.plan CONFIG.yaml", file=sys.stderr)
-        return 2
+    ap = argparse.ArgumentParser(prog="python -m ablation.plan", description=__doc__.splitlines()[0])
+    ap.add_argument("config")
+    ap.add_argument("--cores", default="all", help="the cores Snakemake will use (a number, or all: this machine's)")
+    ap.add_argument("--wide", action="store_true", help="every column, unwrapped")
+    ap.add_argument("--csv", action="store_true", help="the claims table, then the cost table, as CSV")
+    ap.add_argument("--no-timing", action="store_true", help="price the design from the store's runs alone")
+    args = ap.parse_args(argv)
     try:
-        cfg = ablation_config.load(argv[0])
+        cores = (os.cpu_count() or 1) if args.cores == "all" else int(args.cores)
+    except ValueError:
+        ap.error(f"--cores: a number or all, not {args.cores!r}")
+    try:
+        cfg = ablation_config.load(args.config)
     except ablation_config.ConfigError as exc:
         print(f"config error: {exc}", file=sys.stderr)
         return 1
     table = plan(cfg)
-    m = len(table)
+    alpha = cfg.stats.get("alpha", measures.DEFAULT_CFG["alpha"])
     family = cfg.stats.get("family", measures.DEFAULT_CFG["family"])
-    print(f"Plan for {argv[0]}: {m} claim(s), Holm over the claims of each {family} at alpha {cfg.stats.get('alpha', 0.05):g}")
-    print(table.to_string(index=False) if m else "(no claims)")
-    cores = os.cpu_count() or 1
-    costs, basis = cost(cfg, cores=cores, reference=REPO_DIR / "reference")
-    print(f"\nTraining still to do, at {cores} parallel job(s) (the cost model the DAG schedules by, calibrated on "
-          + (basis or f"no finished run: none in {run_store.STORE} nor in the reference, so no minutes")
-          + "; an adaptive study: its first round-every round to max_seeds):")  # fmt: skip
-    print(costs.to_string(index=False))
-    blocked = table[(table["supported"] == "no") | (table["contradicted"] == "no")]
-    for row in blocked.itertuples():
-        print(f"warning: claim {row.claim}: with {row.seeds} seeds SUPPORTED is {row.supported}, CONTRADICTED is "
-              f"{row.contradicted}" + (f"; {row.seeds_needed} seeds would reach them" if pd.notna(row.seeds_needed) else ""))  # fmt: skip
+    est = estimate(cfg, cores, time_here=not args.no_timing)
+    if args.csv:
+        print(table.to_csv(index=False))
+        print(est["table"].to_csv(index=False), end="")
+        return 0
+    title = f"Plan for {args.config}: {len(table)} claims, Holm over the claims of each {family} at alpha {alpha:g}"
+    print(title if args.wide else "\n".join(textwrap.wrap(title, WIDTH, subsequent_indent="  ")))
+    if args.wide:
+        print(table.to_string(index=False) if len(table) else "(no claims)")
+    else:
+        print("\n".join(layout(table, alpha)) if len(table) else "(no claims)")
+    print("\n".join(["", *(legend(table) if args.wide else
+                            [w for line in legend(table) for w in textwrap.wrap(line, WIDTH, subsequent_indent="  ")])]))  # fmt: skip
+    print("\n" + "\n".join(cost_lines(est, 10**6 if args.wide else WIDTH)))
+    text = warnings(table, 10**6 if args.wide else WIDTH)
+    if text:
+        print("\n".join(text))
     return 0
 
 

@@ -30,10 +30,11 @@ import pandas as pd
 import yaml
 
 from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs
+from . import plan as ablation_plan
 from .outputs import ROBUST
 from .config import validate
 from .kinds import Claim
-from .plan import plan
+from .seedtests import share_p
 
 VERSION_PACKAGES = ("torch", "numpy", "pandas", "scipy", "matplotlib", "seaborn", "itables", "snakemake")
 REFERENCE_DIR = REPO_DIR / "reference"
@@ -42,6 +43,9 @@ METRIC_WORDS = {"test_acc": "test accuracy", "converged": "share of runs that co
                 "final_train_acc": "final training accuracy"}  # fmt: skip
 EMPTY = ""
 """What a table shows for a value that does not apply (a footnote under each table says so)."""
+PLAIN_COLUMN = "sentence"
+"""The claims table's column a verdict row shows: the verdict in one plain sentence. Where the
+table has none, the first clause of its ``evidence`` (what the seeds show) stands in."""
 
 
 def _img(path: Path) -> str:
@@ -225,6 +229,16 @@ def family_text(stats_cfg: dict, claims: list[dict]) -> str:
     return f"Each study is one conclusion and one error family: Holm runs over the non-exact claims of each study.{tail}"
 
 
+def verdict_sentence(c: dict) -> str:
+    """A verdict row's one sentence: the claims table's PLAIN_COLUMN, else the first clause of its
+    evidence."""
+    text = c.get(PLAIN_COLUMN)
+    if isinstance(text, str) and text.strip():
+        return text.strip()
+    evidence = c.get("evidence")
+    return evidence.split("; ", 1)[0].rstrip(".") + "." if isinstance(evidence, str) and evidence else EMPTY
+
+
 def headline(claims: pd.DataFrame, ids: list[str]) -> list[dict]:
     """The claims of the config's ``report: headline:``, in that order, as report rows."""
     if not ids:
@@ -246,10 +260,22 @@ def direction_text(r: dict) -> str:
     return f"{k} of {int(up + down)} {way}{interval}"
 
 
-def largest_effects(results: Path, studies: list[str], alpha: float, k: int = LARGEST_EFFECTS) -> list[dict]:
+def sign_test_p(r: dict) -> float:
+    """Two-sided exact sign test over the seeds that move (ties left out): the binomial test the
+    claims put a share of seeds to (``seedtests.share_p``, one-sided), on both sides."""
+    up, down = r.get("n_up"), r.get("n_down")
+    if _isnan(up) or _isnan(down) or up + down == 0:
+        return float("nan")
+    k = max(int(up), int(down))
+    return float(min(1.0, 2 * share_p(k, k, int(up + down), 0.5)[0]))
+
+
+def largest_effects(results: Path, studies: list[str], k: int = LARGEST_EFFECTS) -> list[dict]:
     """The ``k`` paired comparisons with the largest mean seed difference, each with the share of
-    seeds that move its way (exact interval) and the range over seeds: exact whatever mixture the
-    seeds come from, where an interval of the mean over a few bound-touching seeds says little."""
+    seeds that move its way (exact interval), the range over seeds and the exact sign test over
+    seeds: exact whatever mixture the seeds come from, where an interval of the mean over a few
+    bound-touching seeds says little. The sign test is the claims' own test of a share of seeds,
+    unadjusted: these rows are the largest of all comparisons, not claims."""
     rows = []
     for name in studies:
         path = results / name / outputs.table("comparisons").file
@@ -265,7 +291,7 @@ def largest_effects(results: Path, studies: list[str], alpha: float, k: int = LA
             "direction": direction_text(r),
             "range": EMPTY if _isnan(r.get("seed_min")) else f"{100 * r['seed_min']:+.1f} to {100 * r['seed_max']:+.1f} pp",
             "n": f"{int(r['n_seeds'])} seeds",
-            "significant": significance_text(r, alpha),
+            "sign_p": EMPTY if _isnan(sign_test_p(r)) else f"{sign_test_p(r):.2g}",
         }
         for r in rows[:k]
     ]
@@ -371,7 +397,11 @@ def reproduction(results: Path, studies: list[str], reference: Path) -> dict:
             "env": [(k, r["environment_here"].get(k, "unknown"), r["environment_ref"].get(k, "unknown"))
                     for k in env_keys],
         })  # fmt: skip
-    return {"reference": str(reference), "present": True, "studies": rows}
+    overview = compare.overview([r["result"] for r in rows if not r["missing"]])
+    missing = [r["study"] for r in rows if r["missing"]]
+    if missing:
+        overview["sentences"].append(f"The reference has no study {', '.join(missing)}.")
+    return {"reference": str(reference), "present": True, "studies": rows, "overview": overview}
 
 
 def build(raw_config: dict, studies: list[str], results: Path, command: str, reference: Path = REFERENCE_DIR) -> str:
@@ -393,7 +423,8 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         c["estimate_text"] = estimate_text(c, spec)
         c["interval_text"] = interval_text(c, spec)
         c["estimate_short"] = estimate_short(c, spec)
-        c["sentence"] = claim_sentence(c, spec, cfg.stats["confidence"])
+        c["plain"] = verdict_sentence(c)
+        c["said"] = claim_sentence(c, spec, cfg.stats["confidence"], long=True)
         c["n_text"] = EMPTY if _isnan(c.get("n")) else f"{int(c['n'])} seeds"
     tally = {v: sum(c["verdict"] == v for c in records) for v in ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")}
     checks = pd.read_csv(results / "checks.csv") if (results / "checks.csv").is_file() else pd.DataFrame()
@@ -402,6 +433,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
     if vpath.is_file():
         vdf = pd.read_csv(vpath)
         verify = {"k": int(vdf["identical"].sum()), "n": len(vdf), "table": table_html(vdf)}
+    plan_table = ablation_plan.plan(cfg)
     interactive = Interactive()
     study_sections = [study_section(results, n, cfg.study(n), cfg.stats, interactive) for n in studies]
     if len(claims_df):
@@ -426,10 +458,11 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         claims_detail=claims_detail,
         tally=tally,
         robust=ROBUST,
-        effects=largest_effects(results, studies, cfg.stats["alpha"]),
+        effects=largest_effects(results, studies),
         runs=run_counts(results, studies, cfg),
         reproduction=reproduction(results, studies, Path(reference)),
-        plan=table_html(plan(cfg)),
+        plan=table_html(ablation_plan.display(plan_table)),
+        plan_legend=ablation_plan.legend(plan_table),
         checks=checks.to_dict("records"),
         verify=verify,
         studies=study_sections,

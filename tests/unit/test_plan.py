@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import copy
+import io
 import math
 
+import pandas as pd
 import pytest
 from scipy import stats as sps
 
 from ablation import config as C
 from ablation import design
 from ablation import plan as P
+from ablation import timing as T
+from ablation.settings import cost_estimate
 from conftest import REPO
 
 SMOKE = C.load_yaml(REPO / "config" / "smoke.yaml")
@@ -53,69 +57,96 @@ def test_a_larger_share_is_harder_to_support_and_easier_to_contradict():
 def test_exact_claims_need_no_seeds_and_join_no_family():
     exact = {"id": "x", "statement": "chance", "kind": "at_value", "target": 0.5, "tolerance": 0.0034, "exact": True}
     table = P.plan(C.validate(one_study([exact, AT_LEAST], range(5)))).set_index("claim")
-    assert table.loc["x", "supported"] == "yes" and "twin certificate" in table.loc["x", "note"]
+    assert table.loc["x", "test"] == "exact" and pd.isna(table.loc["x", "family"])
     # AT_LEAST is alone in its family: 2**-5 <= 0.05
-    assert table.loc["c", "supported"] == "yes" and "over the 1 claim(s) of its family" in table.loc["c", "note"]
+    assert table.loc["c", "supported"] == "yes" and table.loc["c", "family"] == 1 and table.loc["c", "level"] == 0.05
 
 
 def test_one_seed_reaches_nothing_and_main_warns(capsys):
     row = P.plan(C.validate(one_study([AT_LEAST], [0]))).iloc[0]
     assert (row["supported"], row["contradicted"]) == ("no", "no")
-    assert P.main([str(REPO / "config" / "smoke.yaml")]) == 0
-    assert "warning: claim" in capsys.readouterr().out
+    assert P.main([str(REPO / "config" / "smoke.yaml"), "--no-timing"]) == 0
+    assert "warning: C2-pe-100: its 2 seeds reach neither verdict; 6 would reach both" in capsys.readouterr().out
 
 
-def test_the_plan_prices_what_is_left_to_train_from_the_stores_runs(tmp_path):
+def test_the_plans_numbers_are_fields_and_its_note_says_only_the_rest():
+    """What the note of a claim used to say in words are columns: the test, the family and its
+    Holm level, the seeds after which each verdict is reached, and from how many it is robust."""
+    grad = {"id": "g", "statement": "grows", "kind": "grad_trend", "factor": "norm", "growing": "post", "flat": "pre",
+            "flat_margin": 0.1}
+    raw = one_study([AT_LEAST, dict(AT_LEAST, id="s8", share=0.8), grad], range(12))
+    table = P.plan(C.validate(raw)).set_index("claim")
+    c = table.loc["c"]
+    # three claims in the family: SUPPORTED needs 2**-n <= 0.05 / 3 (6 seeds); CONTRADICTED in one of the 2 cells
+    # 2 * 2**-n <= 0.05 / 3 (7 seeds); a seed of slack for leaving one out
+    assert (c["test"], c["family"], c["bonferroni"], c["supported_after"], c["contradicted_after"], c["robust_from"]) == (
+        "sign", 3, 2, 6, 7, 8)  # fmt: skip
+    assert c["note"] == "" and table.loc["s8", "note"] == "share > 0.8"
+    assert table.loc["g", "bonferroni"] == 2 * 1 and "2 conditions a cell" in table.loc["g", "note"]
+
+
+def _printed(capsys, *argv) -> list[str]:
+    assert P.main(list(argv)) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize("config", ["config.yaml", "smoke.yaml"])
+def test_make_plan_fits_100_columns(capsys, config):
+    lines = _printed(capsys, str(REPO / "config" / config), "--no-timing")
+    assert max(map(len, lines)) <= P.WIDTH, max(lines, key=len)
+    ids = list(P.plan(C.load(REPO / "config" / config))["claim"])
+    # one row of numbers per claim and at most one line of words under it; the legend once
+    assert all(sum(line.strip().startswith(i) for line in lines) == 1 for i in ids)
+    assert sum(line.startswith("test: ") for line in lines) == 1
+    header = next(line for line in lines if line.startswith("claim "))
+    assert header.split() == list(P.HEADERS)
+
+
+def test_the_cost_lines_fit_100_columns_with_a_calibration_and_a_busy_machine():
+    cfg = C.load(REPO / "config" / "config.yaml")
+    cal = T.Calibration(per_unit=0.01, per_run=0.1, other_job=2.0, start=3.0, basis="timed here: 8 of 70 shapes",
+                        seconds=3.2, other_share=0.5)  # fmt: skip
+    est = {"cores": 2, "left": True, "calibration": cal, "table": P.cost(cfg, cal, store=REPO / "no-store-here"),
+           "wall_minutes": (40.0, 55.0), "busy_minutes": (80.0, 110.0)}  # fmt: skip
+    lines = P.cost_lines(est)
+    assert max(map(len, lines)) <= P.WIDTH, max(lines, key=len)
+    text = " ".join(lines)
+    assert "about 40-55 minutes" in text and "50 % of the CPU" in text and "about 80-110 minutes" in text
+
+
+def test_a_claim_id_too_long_for_its_column_stands_on_its_own_line(capsys):
+    long_id = "a-claim-whose-id-says-everything-" * 4  # 132 characters
+    raw = one_study([dict(AT_LEAST, id=long_id, where={"norm": "post"})], range(6))
+    lines = P.layout(P.plan(C.validate(raw)), 0.05)
+    assert max(map(len, lines)) <= P.WIDTH
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith(long_id[:40]))
+    assert lines[at + 2].split()[:3] == ["at_least", "6", "1"]  # the id over two lines, then its numbers
+
+
+def test_wide_and_csv_print_every_field(capsys):
+    wide = "\n".join(_printed(capsys, str(REPO / "config" / "smoke.yaml"), "--no-timing", "--wide"))
+    assert all(col in wide for col in ("supported_after", "robust_from", "seeds_needed", "bonferroni"))
+    csv_text = "\n".join(_printed(capsys, str(REPO / "config" / "smoke.yaml"), "--no-timing", "--csv"))
+    table = pd.read_csv(io.StringIO(csv_text.split("\n\n")[0]))
+    assert list(table.columns) == P.PLAN_COLUMNS and len(table) == 11
+
+
+def test_the_plan_prices_what_is_left_to_train_per_study_and_once_for_all(tmp_path):
     import json
-
-    from ablation.settings import cost_estimate
 
     cfg = C.validate(one_study([AT_LEAST], range(3)))
     runs = cfg.studies["s"].runs()
-    for run, seconds in zip(runs[:2], (2.0, 4.0)):  # two finished runs: 2 and 4 s, the same cost units
+    for run in runs[:2]:  # two finished runs
         d = tmp_path / run.hash
         d.mkdir()
         (d / "settings.json").write_text(json.dumps(run.settings.as_dict()))
-        (d / "metrics.csv").write_text(f"train_seconds\n{seconds}\n")
-    per_unit, n = P.seconds_per_unit(tmp_path)
-    assert n == 2 and per_unit == pytest.approx(3.0 / cost_estimate(runs[0].settings))
-    table, basis = P.cost(cfg, store=tmp_path, cores=2)
-    assert basis == f"2 finished run(s) of {tmp_path}"
-    row = table.iloc[0]
-    left = sum(cost_estimate(r.settings) for r in runs[2:]) * per_unit / 60
+        (d / "metrics.csv").write_text("train_seconds\n2.0\n")
+    cal = T.Calibration(per_unit=0.01, per_run=0.5, other_job=1.0, start=1.0, basis="b")
+    row = P.cost(cfg, cal, store=tmp_path).set_index("study").loc["s"]
+    left = sum(0.5 + 0.01 * cost_estimate(r.settings) for r in runs[2:]) / 60
     assert (row["runs"], row["in_store"], row["to_train"]) == (str(len(runs)), "2", str(len(runs) - 2))
-    assert float(row["cpu_minutes"]) == pytest.approx(left, abs=0.05) and float(row["wall_minutes"]) == pytest.approx(left / 2, abs=0.05)
-    assert P.cost(cfg, store=tmp_path / "empty", cores=2)[1] == ""
-
-
-def test_before_any_run_the_plan_prices_the_design_by_the_references_train_seconds(tmp_path):
-    import json
-
-    import pandas as pd
-
-    from ablation.settings import cost_estimate
-
-    cfg = C.validate(one_study([AT_LEAST], range(3)))
-    runs = cfg.studies["s"].runs()
-    (tmp_path / "s").mkdir()
-    pd.DataFrame({"run_id": [r.run_id for r in runs[:2]], "hash": [r.hash for r in runs[:2]], "train_seconds": [3.0, 5.0]}).to_csv(
-        tmp_path / "s" / "summary.csv", index=False)  # fmt: skip
-    (tmp_path / "s" / "environment.json").write_text(json.dumps({"cpu_model": "Some CPU"}))
-    table, basis = P.cost(cfg, store=tmp_path / "empty-store", cores=2, reference=tmp_path)
-    per_unit = 4.0 / cost_estimate(runs[0].settings)
-    every = sum(cost_estimate(r.settings) for r in runs) * per_unit / 60
-    assert table.iloc[0]["to_train"] == str(len(runs)) and float(table.iloc[0]["cpu_minutes"]) == pytest.approx(every, abs=0.05)
-    assert basis == f"2 run(s) of {tmp_path} (trained on Some CPU: this machine may be faster or slower)"
-    # a reference that holds none of the config's runs prices nothing
-    other = C.validate(one_study([AT_LEAST], [7]))
-    assert P.cost(other, store=tmp_path / "empty-store", cores=2, reference=tmp_path)[1] == ""
-
-
-def test_the_committed_reference_prices_the_default_config_before_any_run():
-    cfg = C.load(REPO / "config" / "config.yaml")
-    table, basis = P.cost(cfg, store=REPO / "no-store-here", cores=2, reference=REPO / "reference")
-    assert "run(s) of" in basis and "trained on" in basis, basis
-    assert all(float(m.split("-")[0]) > 0 for m in table["cpu_minutes"]), table
+    assert float(row["cpu_minutes"]) == pytest.approx(left, abs=0.05)
+    assert P.cost(cfg, None, store=tmp_path)["cpu_minutes"].tolist() == ["", ""]
 
 
 def test_the_default_config_passes_its_own_plan(capsys):
@@ -127,9 +158,9 @@ def test_the_default_config_passes_its_own_plan(capsys):
     cfg = C.load(REPO / "config" / "config.yaml")
     table = P.plan(cfg)
     assert (table["supported"] == "yes").all() and (table["contradicted"] == "yes").all(), table
-    assert P.main([str(REPO / "config" / "config.yaml")]) == 0
+    assert P.main([str(REPO / "config" / "config.yaml"), "--no-timing"]) == 0
     assert "warning" not in capsys.readouterr().out
-    costs = P.cost(cfg, store=REPO / "no-store-here", cores=2)[0].set_index("study")
+    costs = P.cost(cfg, None, store=REPO / "no-store-here").set_index("study")
     for name in ("factorial", "position", "depth"):
         study, block = cfg.studies[name], design.adaptive_block(cfg.raw["studies"][name])
         extra = A.round_runs(study, block["max_seeds"])

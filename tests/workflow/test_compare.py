@@ -60,6 +60,48 @@ def test_runs_match_on_the_hash_of_their_settings_when_both_sides_have_it(tmp_pa
     assert (r["compared"], r["only_here"], r["only_ref"]) == (2, 1, 1)
 
 
+def _environment(folder, study="s", **values):
+    env = {"cpu_model": "Intel(R) Xeon(R) Processor", "cpu_capability": "AVX512", "torch": "2.13.0+cpu"} | values
+    (folder / study / "environment.json").write_text(json.dumps(env))
+
+
+def test_the_overview_says_first_whether_the_verdicts_are_equal_then_why_runs_differ(tmp_path):
+    here = _study(tmp_path / "here", sha=("x", "y", "z"))
+    ref = _study(tmp_path / "ref")
+    _environment(here, cpu_model="AMD EPYC", cpu_capability="AVX2")
+    _environment(ref)
+    first, runs = compare.overview(compare.compare(here, ref))["sentences"]
+    assert first == "Verdicts: all 2 equal to the reference's."
+    assert runs == ("Runs: 0 of 3 bit-identical: bit-identity needs the same CPU, and this run's (AMD EPYC, AVX2) "
+                    "differs from the reference's (Intel(R) Xeon(R) Processor, AVX512), so their last bits can differ.")  # fmt: skip
+
+
+def test_on_the_same_cpu_the_overview_names_what_else_differs(tmp_path):
+    here = _study(tmp_path / "here", sha=("a", "b", "Z"), verdicts=("SUPPORTED", "CONTRADICTED"))
+    ref = _study(tmp_path / "ref")
+    _environment(here, torch="2.14.0+cpu")
+    _environment(ref)
+    overview = compare.overview(compare.compare(here, ref))
+    first, runs = overview["sentences"]
+    assert first == "Verdicts: 1 of 2 differ from the reference's (C1: CONTRADICTED here, INCONCLUSIVE there)."
+    assert runs == "Runs: 2 of 3 bit-identical on the same CPU (Intel(R) Xeon(R) Processor, AVX512): torch differ."
+    _environment(here)
+    _, runs = compare.overview(compare.compare(here, ref))["sentences"]
+    assert runs.endswith("nothing recorded differs, so look at the runs that differ.")
+
+
+def test_studies_without_a_run_in_common_compare_no_verdict(tmp_path):
+    here, ref = _study(tmp_path / "here"), _study(tmp_path / "ref")
+    for folder, hashes in ((here, ["h0", "h1", "h2"]), (ref, ["h7", "h8", "h9"])):
+        pd.DataFrame({"run_id": [f"x~{i}/seed~{i}" for i in range(3)], "hash": hashes}).to_csv(
+            folder / "s" / "runs.csv", index=False
+        )
+    overview = compare.overview(compare.compare(here, ref))
+    assert overview["sentences"] == ["No run in common with the reference: its runs have other settings, so no "
+                                     "verdict and no run is compared."]  # fmt: skip
+    assert overview["no_run_in_common"] == ["s"]
+
+
 def test_the_cli_reports_a_missing_folder_in_one_line(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ablation.compare", "diff", str(tmp_path / "nope"), str(tmp_path)],
                           capture_output=True, text=True)  # fmt: skip

@@ -41,7 +41,7 @@ def test_first_screen_comes_first_and_holds_what_a_reviewer_asks(smoke):
     assert f"Claims: <b>{n_claims}</b>" in first
     n_runs = sum(len(list(s.runs())) for s in cfg.studies.values())
     assert f"Runs: <b>{n_runs}</b> of {n_runs}; failed: <b>0</b>" in first
-    assert 'id="verdict-table"' in first and 'id="effects-table"' in first and "Reference:" in first
+    assert 'id="verdict-table"' in first and 'id="effects-table"' in first and "Reproduction:" in first
     rows = re.findall(r'<tr><td class="nowrap"><a href="#claim-', first)
     assert len(rows) == n_claims
     for study in cfg.studies.values():  # every claim has its plain sentence, saying what n counts
@@ -49,6 +49,56 @@ def test_first_screen_comes_first_and_holds_what_a_reviewer_asks(smoke):
             row = first[first.index(f'href="#claim-{claim.id}"'):]
             sentence = row[row.index('class="sentence">'): row.index("</td></tr>")]
             assert " seeds" in sentence and ("%" in sentence or "percentage points" in sentence or "per layer" in sentence)
+
+
+def test_each_verdict_row_is_one_sentence_with_its_tests_and_holm_steps_one_click_away(smoke):
+    cfg, results, html = smoke
+    first = html[html.index('<section id="first-screen">'): html.index("</section>")]
+    claims = pd.concat([pd.read_csv(results / s / "tables" / "claims.csv") for s in cfg.studies])
+    plain = re.findall(r'<span class="plain">([^<]*)</span>\s*<details class="steps"><summary>tests and Holm steps'
+                       r'</summary>([^<]*)</details>', first)  # fmt: skip
+    assert len(plain) == len(claims)
+    for (sentence, steps), c in zip(plain, claims.to_dict("records")):
+        assert sentence.count(". ") == 0 and sentence.endswith(".") and "Holm" not in sentence, sentence
+        assert str(escape(c["evidence"])) in steps and "Holm" in steps and "Rule:" in steps
+    # the claims table's own sentence, where it has one, is what the row says
+    c = claims.iloc[0].to_dict()
+    assert report.verdict_sentence(c | {report.PLAIN_COLUMN: "12 of 13 seeds stayed within 2 pp."}) == (
+        "12 of 13 seeds stayed within 2 pp.")  # fmt: skip
+    assert report.verdict_sentence(c | {report.PLAIN_COLUMN: np.nan}) == c["evidence"].split("; ")[0].rstrip(".") + "."
+
+
+def test_the_first_screen_says_whether_the_verdicts_reproduce_before_the_runs(smoke, smoke_run, tmp_path, monkeypatch):
+    """Against a reference of the same runs said to be trained on another CPU, with one run's bits
+    and one verdict changed: the verdicts first, then the runs, with the CPU of both sides."""
+    import json
+    import subprocess
+    import sys
+
+    cfg, results, _ = smoke
+    work, _ = smoke_run
+    monkeypatch.chdir(work)  # where the run store holds the runs' provenance
+    ref = tmp_path / "reference"
+    subprocess.run([sys.executable, "-m", "ablation.compare", "reference", str(results), "--out", str(ref)],
+                   check=True, capture_output=True)  # fmt: skip
+    here_cpu = json.loads((ref / "lesson" / "environment.json").read_text())["cpu_model"]
+    for name in cfg.studies:
+        env = json.loads((ref / name / "environment.json").read_text())
+        (ref / name / "environment.json").write_text(json.dumps(env | {"cpu_model": "Other CPU"}))
+    lesson = pd.read_csv(ref / "lesson" / "summary.csv", dtype=str)
+    lesson.loc[0, "params_sha256"] = "0" * 64
+    lesson.to_csv(ref / "lesson" / "summary.csv", index=False)
+    claims = pd.read_csv(ref / "lesson" / "claims.csv")
+    claims.loc[claims["id"] == "C2-pe-100", "verdict"] = "SUPPORTED"
+    claims.to_csv(ref / "lesson" / "claims.csv", index=False)
+    html = report.build(cfg.raw, list(cfg.studies), results, "make reproduce", reference=ref)
+    line = html[html.index('id="reproduction-summary"'):]
+    line = line[: line.index("</div>")]
+    n_claims = sum(len(s.claims) for s in cfg.studies.values())
+    n_runs = sum(len(s.runs()) for s in cfg.studies.values())  # each study compares its own runs
+    verdicts = line.index(f"Verdicts: 1 of {n_claims} differ from the reference&#39;s (C2-pe-100: INCONCLUSIVE here")
+    runs = line.index(f"Runs: {n_runs - 1} of {n_runs} bit-identical: bit-identity needs the same CPU")
+    assert verdicts < runs and f"this run&#39;s ({escape(here_cpu)}" in line and "reference&#39;s (Other CPU" in line
 
 
 def test_estimates_carry_units_and_no_raw_nan_anywhere(smoke):
@@ -61,7 +111,7 @@ def test_estimates_carry_units_and_no_raw_nan_anywhere(smoke):
 
 def test_largest_effects_show_the_seeds_that_move_their_way_and_the_range(smoke):
     cfg, results, _ = smoke
-    effects = report.largest_effects(results, list(cfg.studies), cfg.stats["alpha"])
+    effects = report.largest_effects(results, list(cfg.studies))
     tables = [pd.read_csv(results / s / "tables" / "comparisons.csv").assign(study=s) for s in cfg.studies]
     rows = pd.concat(tables, ignore_index=True)
     top = rows.loc[rows["mean_diff"].abs().idxmax()]
@@ -69,6 +119,32 @@ def test_largest_effects_show_the_seeds_that_move_their_way_and_the_range(smoke)
     assert effects[0]["range"] == f"{100 * top['seed_min']:+.1f} to {100 * top['seed_max']:+.1f} pp"
     k, n = max(top["n_up"], top["n_down"]), top["n_up"] + top["n_down"]
     assert effects[0]["direction"].startswith(f"{int(k)} of {int(n)} {'up' if top['n_up'] >= top['n_down'] else 'down'}")
+
+
+def test_the_reports_plan_is_the_terminals_table_with_its_legend(smoke):
+    from ablation import plan
+
+    cfg, _, html = smoke
+    section = html[html.index('<details id="plan">'): html.index("</details>", html.index('<details id="plan">'))]
+    for header in plan.HEADERS:
+        assert f"<th>{header}</th>" in section
+    cells = re.findall(r"<td>([^<]*)</td>", section)
+    assert cells and max(map(len, cells)) <= 60, max(cells, key=len)  # numbers and short words, no paragraph
+    for line in plan.legend(plan.plan(cfg)):
+        assert str(escape(line)) in section
+
+
+def test_the_largest_effects_significance_is_the_claims_sign_test_and_says_so(smoke):
+    """7 of 7 seeds up: the exact binomial test over seeds the claims use, on both sides: 2 / 2**7,
+    not a Holm-adjusted p over every comparison that 7 seeds cannot bring below alpha."""
+    from scipy.stats import binomtest
+
+    assert report.sign_test_p({"n_up": 7, "n_down": 0}) == pytest.approx(2 / 2**7)
+    assert report.sign_test_p({"n_up": 2, "n_down": 6}) == pytest.approx(binomtest(6, 8, 0.5).pvalue)
+    assert np.isnan(report.sign_test_p({"n_up": 0, "n_down": 0}))
+    _, _, html = smoke
+    table = html[html.index('id="effects-table"'): html.index("</table>", html.index('id="effects-table"'))]
+    assert "sign test over seeds: p (exact, two-sided)" in table and "Holm" not in table
 
 
 def test_an_effect_every_seed_shows_gets_the_exact_interval_of_its_share():
@@ -166,7 +242,7 @@ def test_figures_that_would_show_nothing_are_one_line_of_text(smoke):
 def test_no_reference_committed_is_said_plainly(smoke, tmp_path):
     cfg, results, _ = smoke
     text = report.build(cfg.raw, list(cfg.studies), results, "make reproduce", reference=tmp_path / "absent")
-    assert "No reference is committed" in text and "none committed" in text
+    assert "No reference is committed" in text and "no reference committed" in text
 
 
 def test_snakemake_report_labels_each_file_with_its_study_and_has_summaries_and_verify(smoke_run):

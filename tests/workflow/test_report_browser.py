@@ -70,3 +70,34 @@ def test_report_renders_in_chromium(smoke_run, tmp_path):
     assert not broken, f"images that do not decode: {broken}"
     assert not errors, errors
     assert not requests, f"the report fetched from the network: {requests}"
+
+
+def test_the_first_screen_holds_the_reproduction_line_and_one_sentence_a_verdict(smoke_run, tmp_path):
+    """At 1280 x 900: the reproduction line and the verdict table start on the first screen; each
+    verdict row is its sentence (the tests and Holm steps folded), and a click unfolds them."""
+    from playwright.sync_api import sync_playwright
+
+    work, _ = smoke_run
+    cfg = C.load(REPO / "config" / "smoke.yaml")
+    report = work / cfg.outdir / "reports" / "ablation_report.html"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+            page.goto(report.as_uri(), wait_until="load")
+            line = page.locator("#reproduction-summary")
+            line_box, line_text = line.bounding_box(), line.inner_text()
+            rows = page.locator("#verdict-table tbody tr")
+            line_height = float(page.evaluate(
+                "() => parseFloat(getComputedStyle(document.querySelector('#verdict-table td.sentence')).lineHeight)"))  # fmt: skip
+            heights = [rows.nth(i).bounding_box()["height"] for i in range(rows.count())]
+            steps = page.locator("#verdict-table details.steps").first
+            folded = steps.evaluate("d => d.open")
+            steps.locator("summary").click()
+            unfolded = steps.evaluate("d => d.open") and "Holm" in steps.inner_text()
+            page.screenshot(path=str(tmp_path / "first_screen.png"))
+        finally:
+            browser.close()
+    assert line_box["y"] + line_box["height"] < HEIGHT and line_text.startswith("Reproduction:")
+    assert max(heights) <= 3.5 * line_height, heights  # a sentence: at most three lines at 1280 px
+    assert not folded and unfolded
