@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from harness.common import HERE, Meter, log
+from measured import line, stamp
 from harness.mainproc import SHAPES, before_ref, section_main_process
 from harness.report import machine, versions
 
@@ -33,6 +34,8 @@ def render(R: dict) -> str:
     m, sec = R["machine"], R["section"]
     lines = [
         "# Snakemake's main process: CPU seconds per step",
+        "",
+        line(R["measured"]),
         "",
         f"Measured {R['date']} at commit {m['git_commit']}{' (uncommitted changes)' if m['git_dirty'] else ''}"
         f" by `python benchmarks/main_process.py{' --quick' if R['quick'] else ''}`, on {m['cpu']} ({m['cores']} cores),"
@@ -98,6 +101,7 @@ def main(argv=None) -> int:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     R["load"] = total.record()
+    R["measured"] = stamp()
     args.out_dir.mkdir(parents=True, exist_ok=True)
     (args.out_dir / "main_process.json").write_text(json.dumps(R, indent=1) + "\n")
     (args.out_dir / "main_process.md").write_text(render(R))

@@ -67,6 +67,10 @@ _PROBE_TRAINING = ("scripts/ablation/model.py", "scripts/ablation/train.py", "re
 _ESTIMATE = ("benchmarks/estimate.py", "scripts/ablation/timing.py", "scripts/ablation/plan.py", *_PROBE_TRAINING,
              "scripts/ablation/forkserver.py", "workflow", "config/smoke.yaml", "config/config.yaml")  # fmt: skip
 
+# Snakemake's main process per step: the workflow and its profiles, the scheduling hook, the harness that times it.
+_MAIN_PROCESS = ("workflow", "scripts/ablation/scheduling.py", "scripts/ablation/progress.py", "requirements.txt",
+                 "benchmarks/main_process.py", "benchmarks/harness/mainproc.py", "benchmarks/harness/own_cpu.py")  # fmt: skip
+
 MEASURED: tuple[Measured, ...] = (
     Measured("benchmarks/results.md", "python benchmarks/run.py", _HARNESS),
     Measured("benchmarks/results.json", "python benchmarks/run.py", _HARNESS),
@@ -78,6 +82,8 @@ MEASURED: tuple[Measured, ...] = (
              _REPRODUCE_SMOKE),  # fmt: skip
     Measured("benchmarks/estimate.md", "python benchmarks/estimate.py --cores 2 --shapes", _ESTIMATE),
     Measured("benchmarks/estimate.json", "python benchmarks/estimate.py --cores 2 --shapes", _ESTIMATE),
+    Measured("benchmarks/main_process.md", "python benchmarks/main_process.py", _MAIN_PROCESS),
+    Measured("benchmarks/main_process.json", "python benchmarks/main_process.py", _MAIN_PROCESS),
     Measured("benchmarks/mutation.md", "make mutation", _MUTATION),
     Measured("benchmarks/mutation.json", "make mutation", _MUTATION),
     Measured("benchmarks/probes/attention_kernels.md", "python benchmarks/probes/attention_kernels.py",
@@ -95,6 +101,10 @@ MEASURED: tuple[Measured, ...] = (
               "scripts/ablation/sequential.py", "scripts/ablation/intervals.py")),  # fmt: skip
     Measured("benchmarks/probes/library_intervals.md", "python benchmarks/probes/library_intervals.py",
              ("benchmarks/probes/library_intervals.py", "scripts/ablation/intervals.py", "requirements.txt")),  # fmt: skip
+    Measured("benchmarks/probes/decoder_cost.md", "python benchmarks/probes/decoder_cost.py --repeats 1",
+             ("benchmarks/probes/decoder_cost.py", "scripts/ablation/settings.py", *_PROBE_TRAINING)),  # fmt: skip
+    Measured("benchmarks/probes/length_pilot.md", "python benchmarks/probes/length_pilot.py --seeds 0 1 2",
+             ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
     Measured("benchmarks/probes/verdicts.md", "python benchmarks/probes/verdicts.py",
              ("benchmarks/probes/verdicts.py", "scripts/ablation/claims.py", "config/config.yaml")),  # fmt: skip
     Measured("benchmarks/probes/suite_time.md", "python benchmarks/probes/suite_time.py",

@@ -26,11 +26,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # measured.py
 
 from ablation import config as C  # noqa: E402 (the package lives under scripts/)
 from ablation import provenance  # noqa: E402
 from ablation.settings import cost_estimate  # noqa: E402
 from ablation.train import train_run  # noqa: E402
+from measured import line, stamp  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -61,6 +63,8 @@ def main(argv=None) -> int:
                for arch in dict.fromkeys(run.settings.arch for run, *_ in rows)}  # fmt: skip
     text = [
         "# Seconds per unit of cost_estimate: decoder and encoder runs, interleaved",
+        "",
+        line(stamp()),
         "",
         f"`python benchmarks/probes/decoder_cost.py --repeats {args.repeats}`",
         "",

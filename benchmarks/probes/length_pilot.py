@@ -27,12 +27,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # measured.py
 
 from ablation import config as C  # noqa: E402 (the package lives under scripts/)
 from ablation import provenance  # noqa: E402
 from ablation.data import evaluated_lengths, task_of  # noqa: E402
 from ablation.evaluate import evaluate  # noqa: E402
 from ablation.train import train_run, write_outputs  # noqa: E402
+from measured import line, stamp  # noqa: E402
 
 
 def measure(run, eval_lengths: list[int], folder: Path) -> dict:
@@ -109,6 +111,8 @@ def main(argv=None) -> int:
     beyond = rows[0]["beyond_lengths"]
     text = [
         f"# {args.study} study: trained and untrained lengths, per seed",
+        "",
+        line(stamp()),
         "",
         f"`python benchmarks/probes/length_pilot.py --seeds {' '.join(map(str, args.seeds))}"
         + (f" --set {' '.join(args.set)}" if args.set else "") + "`",
