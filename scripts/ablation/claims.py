@@ -188,22 +188,25 @@ def main(argv=None) -> int:
     ap.add_argument("--family-json", required=True, help="stats settings and, per study, factors and claims")
     ap.add_argument("--summaries", required=True, nargs="+", type=Path, help="summary.csv of each study, in order")
     ap.add_argument("--init-grads", required=True, nargs="+", type=Path, help="init_grads.csv of each study")
+    ap.add_argument("--evaluations", nargs="*", type=Path, default=[], help="evaluations.csv of each study (or none)")
     ap.add_argument("--study", required=True, help="the study whose rows to write")
     ap.add_argument("--out", required=True, type=Path)
     args = ap.parse_args(argv)
     spec = json.loads(args.family_json)
     names = list(spec["studies"])
-    if not len(names) == len(args.summaries) == len(args.init_grads):
-        ap.error(f"{len(names)} studies but {len(args.summaries)} summaries and {len(args.init_grads)} gradient tables")
+    if not len(names) == len(args.summaries) == len(args.init_grads) or len(args.evaluations) not in (0, len(names)):
+        ap.error(f"{len(names)} studies but {len(args.summaries)} summaries, {len(args.init_grads)} gradient tables and "
+                 f"{len(args.evaluations)} evaluation tables")  # fmt: skip
     plugins.load(spec.get("plugins", []))  # a plugin's claim kinds
     studies = []
-    for name, summary, grads in zip(names, args.summaries, args.init_grads):
+    for i, (name, summary, grads) in enumerate(zip(names, args.summaries, args.init_grads)):
         own = spec["studies"][name]
         factors = own["factors"]
         table = analyze.read_table(summary, factors)
         claims = check_claims(own["claims"], factors, list(table.columns))
-        design = own.get("adaptive")
-        studies.append(StudyRuns(name, table, tuple(factors), analyze.read_table(grads, factors), design, tuple(claims)))
+        evaluations = analyze.read_table(args.evaluations[i], factors) if args.evaluations else None
+        studies.append(StudyRuns(name, table, tuple(factors), analyze.read_table(grads, factors), own.get("adaptive"),
+                                 tuple(claims), evaluations))  # fmt: skip
     table = evaluate_family(studies, spec["stats"])
     mine = table[table["study"] == args.study]
     io.write_dataframe(args.out, mine[CLAIM_COLUMNS])

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import yaml
 
-from . import kinds, plugins
+from . import data, kinds, plugins
+from .outputs import RUN_METRICS
 from . import settings
 from .architectures import check_study
 from .validation import (
@@ -330,7 +331,7 @@ def _validate(raw: dict) -> Config:
             check_study(name, settings.defaults() | fixed, factors, eval_lengths, origin)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-        claims = check_claims(body["claims"], factors, setting_names, name)
+        claims = check_claims(body["claims"], factors, setting_names, name, (settings.defaults() | fixed, eval_lengths))
         plugins.check_exact(name, claims, fixed, factors)
         studies[name] = Study(name, body["description"], fixed, factors, seeds, claims, eval_lengths)
     claim_ids = {claim.id for study in studies.values() for claim in study.claims}
@@ -384,13 +385,14 @@ def _claims_schema(names: tuple) -> dict:
     return schema
 
 
-def check_claims(claims: list, factors, columns, study: str | None = None) -> list[kinds.Claim]:
+def check_claims(claims: list, factors, columns, study: str | None = None, context: tuple | None = None) -> list[kinds.Claim]:
     """A study's claims (mappings as the config gives them), checked against the schema and their kind,
     and for what a schema cannot say; built into frozen ``kinds.Claim`` objects, defaults filled in.
 
     ``factors``: the study's factor names, or name -> levels (then the levels a claim names must be
-    among them). ``columns``: what ``where`` may name besides 'seed'. Raises ConfigError naming the
-    claim and the key.
+    among them). ``columns``: what ``where`` may name besides 'seed'. ``context``: the study's
+    (settings of its runs but the factors, eval_lengths), when the metric a claim names must be one
+    its task declares at lengths the study evaluates. Raises ConfigError naming the claim and the key.
     """
     prefix, root = ("claims",), {"claims": claims}
     if study is not None:
@@ -436,8 +438,52 @@ def check_claims(claims: list, factors, columns, study: str | None = None) -> li
             raise ConfigError(f"{where}'exact' needs kind at_value with target 0.5 (the twin certificate proves chance exactly)")
         if claim.estimand == "mean" and not all(part.bounded for part in claim.parts):
             raise ConfigError(f"{where}estimand mean is not for kind {claim.kind.name} (slopes have no bound); use share")
+        task_metrics = list(dict.fromkeys(m for task in data.TASKS.values() for m in task.metrics))
+        if claim.evaluated and claim.metric not in task_metrics:
+            raise ConfigError(f"{where}metric: {claim.metric!r} is not one of {', '.join(RUN_METRICS)} nor a metric a task "
+                              f"declares ({', '.join(task_metrics)})")  # fmt: skip
+        if claim.lengths is not None and not claim.evaluated:
+            raise ConfigError(f"{where}lengths: {claim.metric} is a run's own metric, at its training length; a metric of "
+                              "the task (accuracy, exact_match, ...) is read at test lengths")  # fmt: skip
+        if context is not None and claim.evaluated:
+            _check_evaluated(claim, where, factors, *context)
         out.append(claim)
     return out
+
+
+def _check_evaluated(claim: kinds.Claim, where: str, factors, base: dict, eval_lengths: list) -> None:
+    """A claim on a metric of the task: every task it reads declares the metric, and the study
+    evaluates a length in the claim's range."""
+    chosen = claim.where.get("task")
+    tasks = list(factors["task"]) if isinstance(factors, dict) and "task" in factors else [base["task"]]
+    if chosen is not None:
+        tasks = [t for t in tasks if any(same_value(t, c) for c in (chosen if isinstance(chosen, list) else [chosen]))]
+    for name in tasks:
+        task = data.TASKS[name]
+        if claim.metric not in task.metrics:
+            own = f"its metrics: {', '.join(task.metrics)}; a run's own: {', '.join(RUN_METRICS)}"
+            sequence_metrics = {m for other in data.TASKS.values() if other.outputs == "sequence" for m in other.metrics}
+            if task.outputs == "label" and claim.metric in sequence_metrics:
+                raise ConfigError(f"{where}metric: {claim.metric!r} scores generated sequences, and task {name} gives one "
+                                  f"label per sequence ({own})")  # fmt: skip
+            raise ConfigError(f"{where}metric: {claim.metric!r} is not a metric of task {name} ({own})")
+    if not eval_lengths:
+        raise ConfigError(f"{where}metric: {claim.metric!r} is read from the study's evaluations, and the study has no "
+                          "eval_lengths")  # fmt: skip
+    if claim.lengths is None:
+        return
+    lo, hi = claim.lengths
+    if lo > hi:
+        raise ConfigError(f"{where}lengths: [{lo}, {hi}] runs backwards; write [{hi}, {lo}]")
+    levels = factors.get("seq_len", [base["seq_len"]]) if isinstance(factors, dict) else [base["seq_len"]]
+    evaluated = set(eval_lengths)
+    for seq_len in levels:
+        evaluated |= set(data.task_of(settings.Settings(**(base | {"seq_len": seq_len}))).trained_lengths(
+            settings.Settings(**(base | {"seq_len": seq_len}))))  # fmt: skip
+    if not any(lo <= n <= hi for n in evaluated):
+        raise ConfigError(f"{where}lengths: no length the study evaluates lies in {lo}-{hi} (it evaluates "
+                          f"{', '.join(map(str, sorted(evaluated)))})")  # fmt: skip
+
 
 
 def _build_claim(raw: dict, definitions: dict) -> kinds.Claim:

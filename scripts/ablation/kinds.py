@@ -34,6 +34,7 @@ from typing import Mapping
 
 import numpy as np
 
+from .outputs import RUN_METRICS
 from .registry import registrar
 
 EPS = 1e-9
@@ -314,11 +315,22 @@ class Claim:
     estimand: str = "share"
     share: float = 0.5
     exact: bool = False
+    lengths: tuple | None = None  # (from, to), inclusive, for a metric of the task; None: each run's trained lengths
     raw: Mapping = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
         for name in ("keys", "where", "raw"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        if isinstance(self.lengths, int):
+            object.__setattr__(self, "lengths", (self.lengths, self.lengths))
+        elif self.lengths is not None:
+            object.__setattr__(self, "lengths", tuple(self.lengths))
+
+    @property
+    def evaluated(self) -> bool:
+        """Whether the claim reads a metric of its task from the study's evaluations (at test lengths)
+        rather than a run's own metric from its summary."""
+        return self.metric is not None and self.metric not in RUN_METRICS
 
     @property
     def parts(self) -> list[Part]:
@@ -347,9 +359,10 @@ class Claim:
 
     @property
     def sequential(self) -> bool:
-        """Whether a betting e-process can judge the claim (one condition on bounded values)."""
+        """Whether a betting e-process can judge the claim in adaptive rounds: one condition on bounded
+        values of the runs' own metrics (evaluations come after the rounds' training)."""
         parts = self.parts
-        return len(parts) == 1 and parts[0].bounded
+        return len(parts) == 1 and parts[0].bounded and not self.evaluated
 
     def rule(self) -> str:
         return self.kind.rule(self)

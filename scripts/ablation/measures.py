@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .outputs import RUN_METRICS
+
 DEFAULT_CFG = {
     "confidence": 0.95, "n_resamples": 9999, "bootstrap_max_n": 1000, "converged_threshold": 0.95, "alpha": 0.05,
     "family": "study",
@@ -32,8 +34,8 @@ DEFAULT_CFG = {
 CHANCE = 0.5
 """Accuracy of a model blind to order (or with NaN/constant outputs) on the swap-paired test set."""
 BATCH_ELEMENTS = 2_000_000  # elements gathered per vectorised resampling batch (memory bound)
-METRICS = ("test_acc", "converged", "final_train_acc")
-BOUNDS = {"test_acc": (0.0, 1.0), "converged": (0.0, 1.0), "final_train_acc": (0.0, 1.0)}
+METRICS = tuple(RUN_METRICS)
+BOUNDS = RUN_METRICS
 
 
 def resolve_cfg(cfg: dict | None) -> dict:

@@ -147,6 +147,11 @@ ADAPTIVE_TABLES = (
     ),
 )  # fmt: skip
 
+RUN_METRICS = {"test_acc": (0.0, 1.0), "converged": (0.0, 1.0), "final_train_acc": (0.0, 1.0)}
+"""The metrics a claim reads from a study's summary.csv (one value per run), with their ranges: the test
+accuracy at the training length, convergence (0/1) and the final training accuracy. Any other metric a
+claim names is one its task declares (``ablation.data``), read from the study's evaluations.csv."""
+
 ROBUST = 0.8
 """A claim's verdict that fewer than this share of leave-one-seed-out evaluations repeat is fragile
 (ablation.claims decides it, the report and the glossary say it)."""

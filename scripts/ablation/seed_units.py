@@ -13,13 +13,15 @@ the study's factors and, for an adaptive study, its design.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from . import measures, stats
+from . import data, measures, stats
 from .kinds import Claim, Part
+from .outputs import RUN_METRICS
 
 
 def fail(claim_id: str, problem: str):
@@ -37,6 +39,7 @@ class StudyRuns:
     init_grads: pd.DataFrame | None = None
     design: dict | None = None
     claims: tuple = ()
+    evaluations: pd.DataFrame | None = None  # evaluations.csv: per run, metric and test length
 
     def without_seed(self, seed) -> "StudyRuns":
         """The study without one seed's runs: a leave-one-seed-out evaluation's input."""
@@ -162,6 +165,14 @@ def run_values(sub: pd.DataFrame, metric: str, cfg: dict) -> tuple[np.ndarray, n
     return np.where(unknown, 0.0, v), np.where(unknown, 1.0, v)
 
 
+def metric_range(metric: str) -> tuple[float, float]:
+    """The range of a run's ``metric``: a run metric's (``outputs.RUN_METRICS``), or the range the
+    tasks that declare it give."""
+    if metric in RUN_METRICS:
+        return RUN_METRICS[metric]
+    return next((task.metrics[metric].range for task in data.TASKS.values() if metric in task.metrics), (0.0, 1.0))
+
+
 def slopes(runs: pd.DataFrame, grads: pd.DataFrame) -> pd.Series:
     """Least-squares slope of ln(grad_norm) on layer index, per run_id (runs with < 2 usable layers
     -- a positive, finite norm at a numeric layer index -- get none)."""
@@ -179,6 +190,30 @@ def slopes(runs: pd.DataFrame, grads: pd.DataFrame) -> pd.Series:
     return ((s["n"] * s["sxy"] - s["sx"] * s["sy"])[good] / den[good]).astype(float)
 
 
+def length_means(claim: Claim, sub: pd.DataFrame, evaluations: pd.DataFrame | None):
+    """(per run of ``sub``: the mean of the claim's metric over its lengths, or NaN where the run has
+    none or one is not finite; the grid step of those means): the lengths of ``claim.lengths`` the
+    study evaluated, or each run's trained lengths. The mean of k_i / t_i over L lengths is a
+    multiple of 1 / (lcm(t) L)."""
+    if evaluations is None or not len(evaluations):
+        fail(claim.id, f"metric {claim.metric!r} is read from the study's evaluations, and it has none")
+    ev = evaluations[evaluations["metric"].astype(str) == claim.metric]
+    if claim.lengths is None:
+        ev = ev[ev["trained"].astype(str).str.lower() == "true"]
+    else:
+        length = pd.to_numeric(ev["length"], errors="coerce")
+        ev = ev[(length >= claim.lengths[0]) & (length <= claim.lengths[1])]
+    value = pd.to_numeric(ev["value"], errors="coerce")
+    runs = ev["run_id"].astype(str)
+    per_run = pd.DataFrame({"v": value.to_numpy(), "bad": (~np.isfinite(value)).to_numpy()}).groupby(runs.to_numpy())
+    mean = per_run["v"].mean().where(~per_run["bad"].any())
+    counts = per_run.size()
+    totals = pd.to_numeric(ev["total"], errors="coerce").dropna().astype(int)
+    grid = math.lcm(*totals.unique().tolist(), 1) * math.lcm(*counts.unique().tolist(), 1)
+    step = 1.0 / grid if 0 < grid < 1e12 else 0.0
+    return sub["run_id"].astype(str).map(mean).to_numpy(dtype=float), step
+
+
 def _part_values(claim: Claim, part: Part, sub: pd.DataFrame, runs: StudyRuns, cfg: dict):
     """(lo, hi, grid step, runs without a value) of every run of ``sub`` for what ``part`` reads."""
     if part.reads == "slope":
@@ -187,6 +222,11 @@ def _part_values(claim: Claim, part: Part, sub: pd.DataFrame, runs: StudyRuns, c
             fail(claim.id, f"kind {claim.kind.name} needs the initial-gradient table (run_id, layer, grad_norm)")
         sl = sub["run_id"].astype(str).map(slopes(sub, grads).rename(index=str)).to_numpy(dtype=float)
         return sl, sl, 0.0, int((~np.isfinite(sl)).sum())
+    if claim.evaluated:
+        v, step = length_means(claim, sub, runs.evaluations)
+        unknown = measures.is_diverged(sub) | ~np.isfinite(v)
+        low, high = metric_range(claim.metric)
+        return np.where(unknown, low, v), np.where(unknown, high, v), step, 0
     lo, hi = run_values(sub, claim.metric, cfg)
     return lo, hi, measures.resolution(sub, claim.metric), 0
 
@@ -209,17 +249,26 @@ def part_cells(claim: Claim, part: Part, sub: pd.DataFrame, runs: StudyRuns, cfg
                 desc += (f"; {dropped} run(s) without a usable slope (< 2 numeric layer indices with a positive, finite "
                          "norm) left out")  # fmt: skip
             return cells, desc
-        return cells, f"{claim.metric} per seed ({where_text(claim.where)})"
+        return cells, f"{_metric_text(claim)} per seed ({where_text(claim.where)})"
     factor, a, b = part.compare
     la, lb = (_level(sub, factor, lev, claim.id) for lev in (a, b))
     keys, alo, blo, unmatched = stats.pair_frame(sub, lo, factor, la, lb, factors)
     _, ahi, bhi, _ = stats.pair_frame(sub, hi, factor, la, lb, factors)
     cells = _seed_cells(keys, blo - ahi, bhi - alo, others, claim.cells, step)
-    desc = (f"{claim.metric} {factor}={lb} minus {factor}={la}, {len(alo)} runs paired on seed and "
+    desc = (f"{_metric_text(claim)} {factor}={lb} minus {factor}={la}, {len(alo)} runs paired on seed and "
             f"{', '.join(others) or 'no other factor'}, averaged within seed ({where_text(claim.where)})")  # fmt: skip
     if unmatched:
         desc += f"; {unmatched} runs without a partner"
     return cells, desc
+
+
+def _metric_text(claim: Claim) -> str:
+    """The metric in the words of a claim's detail: with its lengths, for a metric of the task."""
+    if not claim.evaluated:
+        return claim.metric
+    lo, hi = claim.lengths or (None, None)
+    at = "its trained lengths" if lo is None else f"length {lo}" if lo == hi else f"lengths {lo}-{hi}"
+    return f"{claim.metric} (mean over {at} per run)"
 
 
 def claim_cells(claim: Claim, runs: StudyRuns, cfg: dict) -> tuple[list[list[Cell]], str]:

@@ -84,7 +84,7 @@ class HolmStep:
 
 def bounds(claim: Claim, part: Part) -> tuple[float, float]:
     """The range of one seed's value: the metric's, or its differences' for a comparison."""
-    lo, hi = measures.BOUNDS[claim.metric]
+    lo, hi = seed_units.metric_range(claim.metric)
     return (lo - hi, hi - lo) if part.compare else (lo, hi)
 
 

@@ -742,7 +742,7 @@ def test_the_command_line_writes_one_studys_rows_of_the_whole_family(tmp_path, c
     with pytest.raises(SystemExit) as stop:  # two studies, one summary
         C.main(["--family-json", json.dumps(spec), "--summaries", str(tmp_path / "a.csv"), "--init-grads",
                 str(tmp_path / "a_grads.csv"), "--study", "a", "--out", str(tmp_path / "x.csv")])  # fmt: skip
-    assert stop.value.code == 2 and "2 studies but 1 summaries and 1 gradient tables" in capsys.readouterr().err
+    assert stop.value.code == 2 and "2 studies but 1 summaries, 1 gradient tables and 0 evaluation tables" in capsys.readouterr().err
 
 
 def _with_certificate(summary, gap, differ):

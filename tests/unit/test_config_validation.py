@@ -232,7 +232,7 @@ CASES = [
     ("claim-key-of-another-kind", claim(kind="at_least", threshold=0.5, margin=0.1),
      ["study 's1'", "claim 'c'", "unknown key 'margin'"]),
     ("claim-metric-unknown", claim(kind="at_least", threshold=0.5, metric="loss"),
-     ["study 's1'", "claim 'c'", "metric: 'loss' is not one of test_acc, converged, final_train_acc"]),
+     ["study 's1'", "claim 'c'", "metric: 'loss' is not one of test_acc, converged, final_train_acc nor a metric a task declares"]),
     ("claim-metric-grad-trend", claim(kind="grad_trend", factor="norm", growing="post", flat="pre", flat_margin=0.1,
                                       metric="test_acc"),
      ["study 's1'", "claim 'c'", "metric: unknown key for kind grad_trend"]),
@@ -624,10 +624,11 @@ def test_every_kind_of_claim_is_accepted_with_its_defaults_filled_in():
         _claims({**base, "kind": "at_least", "threshold": 0.5}, {"statement": "y", "kind": "at_least", "threshold": 0.5})
 
 
-def test_the_schemas_metrics_are_those_the_statistics_compute():
-    from ablation import measures
+def test_the_schemas_metric_examples_are_the_run_metrics_and_the_built_in_tasks_metrics():
+    from ablation import data, measures
 
-    assert S.schema()["definitions"]["claim"]["properties"]["metric"]["enum"] == list(measures.METRICS)
+    task_metrics = list(dict.fromkeys(m for task in data.TASKS.values() for m in task.metrics))
+    assert S.schema()["definitions"]["claim"]["properties"]["metric"]["examples"] == list(measures.METRICS) + task_metrics
 
 
 def test_the_schema_lists_of_bounded_length_have_a_fixed_length():
@@ -832,10 +833,10 @@ def test_exact_messages_of_files(tmp_path, name, data, message):
         # a claim's unknown key: the keys every claim has, then those of its kind, each once
         (claim(kind="at_least", threshold=0.5, tresh=0.6),
          "study 's1': claim 'c': unknown key 'tresh' (did you mean 'threshold'?); allowed: id, statement, source, note,"
-         " kind, where, metric, cells, estimand, share, exact, threshold"),
+         " kind, where, metric, lengths, cells, estimand, share, exact, threshold"),
         (claim(kind="better", factor="norm", levels=["post", "pre"], margin=0.1),
-         "study 's1': claim 'c': unknown key 'margin'; allowed: id, statement, source, note, kind, where, metric, cells,"
-         " estimand, share, exact, factor, levels"),
+         "study 's1': claim 'c': unknown key 'margin'; allowed: id, statement, source, note, kind, where, metric, lengths,"
+         " cells, estimand, share, exact, factor, levels"),
     ],
     ids=["d_model-schema-default", "heads-schema-default", "claim-unknown-key", "claim-key-of-another-kind"],
 )  # fmt: skip

@@ -442,7 +442,7 @@ def test_second_run_in_the_same_folder_is_refused_and_the_first_is_unharmed(dive
     # the first run's outputs are complete and recorded as such: no job left marked incomplete
     incomplete = work / ".snakemake" / "incomplete"
     assert not incomplete.exists() or not any(incomplete.iterdir())
-    assert "steps (100%) done" in first_out
+    assert "steps (100%) done" in Path(re.search(r"Complete log\(s\): (\S+)", first_out).group(1)).read_text()
 
 
 def test_diverged_run_is_recorded_and_counted(diverging_run):

@@ -77,6 +77,7 @@ rule claims:
     input:
         summaries=per_study_by_name(f"{RESULTS}/{{study}}/summary.csv"),
         init_grads=per_study_by_name(f"{RESULTS}/{{study}}/init_grads.csv"),
+        evaluations=per_study_by_name(f"{RESULTS}/{{study}}/evaluations.csv"),
     output:
         study_output("claims", "Claims"),
     log:
@@ -91,4 +92,4 @@ rule claims:
     shell:
         "python -m ablation.claims --family-json {params.family:q}"
         " --summaries {input.summaries:q} --init-grads {input.init_grads:q}"
-        " --study {wildcards.study} --out {output:q} > {log:q} 2>&1"
+        " --evaluations {input.evaluations:q} --study {wildcards.study} --out {output:q} > {log:q} 2>&1"
