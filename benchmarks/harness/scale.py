@@ -12,7 +12,7 @@ from ablation.workspace import copy_project
 
 from .common import HARNESS, Meter, PY, SNAKEMAKE, grid_config, log, must, n_runs, read_csv, run, write_yaml
 
-RULES_TIMED = ("index", "summarize", "analyze", "claims", "figures", "report")
+RULES_TIMED = ("index", "summarize", "evaluations", "analyze", "claims", "figures", "report")
 
 
 def shell_commands(dry_run_output: str) -> dict[str, list[str]]:

@@ -181,8 +181,9 @@ def test_aggregation_and_report_ran_locally(slurm_smoke):
         expected = n_studies if rule in ("index", "summarize", "analyze", "figures") else 1
         assert log.local_rules.count(rule) == expected, (rule, log.local_rules)
     assert LOCAL_RULES.isdisjoint(log.remote_rules)
-    # SLURM saw only training jobs and the verification (it re-trains a sample of runs)
-    assert {j.rule for j in slurm_smoke.jobs} == {"train", "verify"}
+    # SLURM saw only the jobs that run a model: training, evaluation at test lengths (it may train a
+    # run without weights again) and the verification (it re-trains a sample of runs)
+    assert {j.rule for j in slurm_smoke.jobs} == {"train", "evaluate", "verify"}
     verify = [j for j in slurm_smoke.jobs if j.rule == "verify"]
     assert len(verify) == 1 and verify[0].state == "COMPLETED"
     checked = pd.read_csv(slurm_smoke.work / SMOKE.outdir / "results" / "verify.csv")
