@@ -36,6 +36,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     sequential     anytime-valid e-processes and confidence sequences
     seedtests      the tests a claim's seeds are put to
     verdicts       one claim's test and verdict, its robustness, what further seeds would decide it
+    scope          where a verdict holds: a claim judged in every universe of its robust_over settings
     analyze        a study's tables from its summary.csv
     claims         the claims table: every claim's verdict at its Holm step, in words
     adaptive       adaptive studies' rounds

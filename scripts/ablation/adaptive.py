@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import aggregate, analyze, io, outputs, seed_units, sequential, settings, verdicts
+from . import aggregate, analyze, io, outputs, scope, seed_units, sequential, settings, verdicts
 from .verdicts import HolmStep, Judge
-from .config import Run, Study, format_value, same_value
-from .kinds import Claim
+from .config import Run, Study
+from .design import claim_combinations, combo_key, index_row, make_run, scope_runs, scope_settings
 from .outputs import ROBUST
 from .seed_units import StudyRuns
 # the workflow and the plan read a study's design as ablation.adaptive's too
@@ -39,6 +39,7 @@ from .design import seed_sequence
 STATES = ("resolved", "fragile", "max_seeds", "unreachable", "open", "fixed design", "exact")
 ROUND_CLAIM_COLUMNS = [
     "round", "id", "kind", "inference", "n_seeds", "p_sup", "p_con", "p_family", "verdict", "state", "next_seeds",
+    "scope", "scope_next",
 ]  # fmt: skip
 
 
@@ -50,41 +51,19 @@ def check(study: Study, adaptive: dict) -> None:
         )
 
 
-def make_run(study: Study, combo: dict, seed: int) -> Run:
-    """The run of a combination and a seed, exactly as ``Study.runs`` names and hashes it."""
-    one = {name: [combo[name]] for name in study.factor_names}
-    return Study(study.name, study.description, study.fixed, one, [seed], []).runs()[0]
-
-
 def round_runs(study: Study, max_seeds: int) -> list[Run]:
     """The most the rounds can add: every cell a claim with rounds reads, at each seed after the
     study's own up to ``max_seeds`` (the worst case: every such claim open to the last round)."""
     cells = {}
     for claim in study.claims:
         if not claim.exact and claim.sequential:
-            cells.update({combo_key(combo): combo for combo in claim_cells(claim, study)})
+            cells.update({combo_key(combo): combo for combo in claim_combinations(claim, study)})
     more = seed_sequence(study, max_seeds)[len(study.seeds):]
     return [make_run(study, combo, seed) for combo in cells.values() for seed in more]
 
 
-def claim_cells(claim: Claim, study: Study) -> list[dict]:
-    """The combinations a claim reads: its ``where``, and for a claim on levels of a factor only
-    those levels."""
-    where = dict(claim.where)
-    if claim.factor is not None:
-        where[claim.factor] = claim.levels
-
-    def keep(combo):
-        for col, value in where.items():
-            values = value if isinstance(value, (list, tuple)) else [value]
-            if col in combo and not any(same_value(combo[col], v) for v in values):
-                return False
-        return True
-
-    return [combo for combo in study.combinations() if keep(combo)]
-
-
-def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dict, family_size=None) -> list[dict]:
+def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dict, family_size=None,
+             scope_summary: pd.DataFrame | None = None) -> list[dict]:  # fmt: skip
     """Each claim's anytime-valid p-values, its verdict and its state (``STATES``).
 
     A round decides a claim as the claims rule does (``verdicts.decided``), at the Holm step-down over
@@ -96,10 +75,16 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
     claims: ``stats.family: config``) has p-values this round cannot see: there Bonferroni over
     ``family_size``, the worst Holm position. Reachability asks for Holm's next step: alpha over the
     number of claims still undecided (over ``family_size`` in a wider family).
-    Exact claims are checked on every run and need no rounds."""
+    Exact claims are checked on every run and need no rounds.
+
+    A claim with ``robust_over`` is also judged in each of its universes (``scope_summary``: the
+    scope's runs so far), each on its own e-process; while its scope is UNSETTLED, the universe whose
+    p is largest among those still undecided (the weakest) is its ``scope_target``, to get seeds."""
     judge = Judge.of(stats_cfg)
-    runs = StudyRuns(study.name, summary, tuple(study.factor_names), None, {"seeds": list(study.seeds), **adaptive},
-                     tuple(study.claims))  # fmt: skip
+    design_ = {"seeds": list(study.seeds), **adaptive}
+    scope_runs = None if scope_summary is None else StudyRuns(study.name, scope_summary, tuple(study.factor_names), None,
+                                                              design_, tuple(study.claims))  # fmt: skip
+    runs = StudyRuns(study.name, summary, tuple(study.factor_names), None, design_, tuple(study.claims), scope=scope_runs)
     rows, tested = [], {}
     for i, c in enumerate(runs.claims):
         row = {"id": c.id, "kind": c.kind.name, "claim": c, "n_seeds": len(study.seeds), "p_sup": np.nan,
@@ -129,7 +114,24 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
             robustness=lambda: verdicts.robustness(claim, runs, judge, holm[i], verdict, r.seeds),
             can_resolve=lambda: verdicts.reachable(claim, runs, judge, judge.alpha / undecided),
         )  # fmt: skip
+        if claim.robust_over and runs.scope is not None:  # no scope summary: its universes are not judged
+            rows[i].update(_scope_round(claim, runs, judge, holm[i], adaptive["max_seeds"]))
     return rows
+
+
+def _scope_round(claim, runs: StudyRuns, judge: Judge, step: HolmStep, max_seeds: int) -> dict:
+    """A scoped claim's scope after a round and, while it is UNSETTLED, the weakest universe still
+    undecided that can take more seeds (``scope_target``: its settings and whether it is the study's own)."""
+    tested = scope.test_universes(claim, runs, judge)
+    s = scope.judge_scope(tested, judge, step)
+    out = {"scope": s.label, "scope_target": None}
+    if s.label != "UNSETTLED":
+        return out
+    open_ = [k for k, v in enumerate(s.verdicts) if v == "INCONCLUSIVE" and s.results[k].n < max_seeds]
+    if open_:
+        k = max(open_, key=lambda j: min(s.results[j].p_sup, s.results[j].p_con))
+        out["scope_target"] = (s.universes[k], s.own[k])
+    return out
 
 
 def round_state(verdict: str, n: int, max_seeds: int, robustness, can_resolve) -> str:
@@ -157,50 +159,53 @@ def _holm_positions(tested: dict, family_size) -> dict:
     return dict(zip(raw, verdicts.holm_steps(list(raw.values()))))
 
 
-def plan_round(study: Study, summary: pd.DataFrame, trained: set, stats_cfg: dict, adaptive: dict, family_size=None):
-    """The next round: (claim rows with ``next_seeds``, new runs). ``summary``: every trained run
-    of the study (the pipeline's summary columns); ``trained``: their hashes. Every open claim gets
-    the first ``batch`` seeds of ``seed_sequence`` that some cell it reads lacks (at most up to
-    ``max_seeds``), in every cell it reads that lacks them. A pure function of its arguments."""
-    rows = evaluate(study, summary, stats_cfg, adaptive, family_size)
-    sequence = seed_sequence(study, adaptive["max_seeds"])
+def plan_round(study: Study, summary: pd.DataFrame, trained: set, stats_cfg: dict, adaptive: dict, family_size=None,
+               scope_summary: pd.DataFrame | None = None):  # fmt: skip
+    """The next round: (claim rows with ``next_seeds``, new runs of the study, new runs of its scope).
+    ``summary``: every trained run of the study (the pipeline's summary columns); ``scope_summary``:
+    its scope's (``design.scope_runs``); ``trained``: the hashes of both. Every open claim gets the
+    first ``batch`` seeds of ``seed_sequence`` that some cell it reads lacks (at most up to
+    ``max_seeds``), in every cell it reads that lacks them; so does the weakest universe of an
+    UNSETTLED scope, in its own cells. A pure function of its arguments."""
+    rows = evaluate(study, summary, stats_cfg, adaptive, family_size, scope_summary)
     new: dict[str, Run] = {}
+    new_scope: dict[str, Run] = {}
     for r in rows:
-        r["next_seeds"] = []
-        if r["state"] not in ("open", "fragile"):
-            continue
-        cells = claim_cells(r["claim"], study)
-        complete = [s for s in sequence if all(make_run(study, combo, s).hash in trained for combo in cells)]
-        room = adaptive["max_seeds"] - len(complete)
-        r["next_seeds"] = [s for s in sequence if s not in complete][: min(adaptive["batch"], room)]
-        for combo in cells:
-            for s in r["next_seeds"]:
-                run = make_run(study, combo, s)
-                if run.hash not in trained:
-                    new.setdefault(run.hash, run)
+        r["next_seeds"], r["scope_next"] = [], ""
+        if r["state"] in ("open", "fragile"):
+            r["next_seeds"] = _next_seeds(study, r["claim"], None, trained, adaptive, new)
+        target = r.pop("scope_target", None)
+        if target is not None:
+            universe, own = target
+            seeds = _next_seeds(study, r["claim"], None if own else universe, trained, adaptive, new if own else new_scope)
+            r["scope_next"] = f"{scope.universe_text(universe)}: seeds {' '.join(map(str, seeds))}" if seeds else ""
     order = {combo_key(c): i for i, c in enumerate(study.combinations())}
-    runs = sorted(new.values(), key=lambda run: (order[combo_key(run.factors)], run.settings.seed))
-    return rows, runs
+    key = lambda run: (run.run_id.count("/"), order[combo_key(run.factors)], run.settings.seed)  # noqa: E731
+    return rows, sorted(new.values(), key=key), sorted(new_scope.values(), key=lambda run: (run.run_id, run.settings.seed))
 
 
-def combo_key(combo: dict) -> tuple:
-    return tuple(format_value(v) for v in combo.values())
+def _next_seeds(study: Study, claim, universe: dict | None, trained: set, adaptive: dict, new: dict) -> list[int]:
+    """The first ``batch`` seeds of the study's sequence that some cell the claim reads (in
+    ``universe``: a scope's) lacks, up to ``max_seeds``; their runs go into ``new``."""
+    sequence = seed_sequence(study, adaptive["max_seeds"])
+    cells = claim_combinations(claim, study)
+    complete = [s for s in sequence if all(make_run(study, combo, s, universe).hash in trained for combo in cells)]
+    room = adaptive["max_seeds"] - len(complete)
+    seeds = [s for s in sequence if s not in complete][: min(adaptive["batch"], room)]
+    for combo in cells:
+        for s in seeds:
+            run = make_run(study, combo, s, universe)
+            if run.hash not in trained:
+                new.setdefault(run.hash, run)
+    return seeds
 
 
-def index_row(run: Run, factor_names: list) -> dict:
-    """A run as a row of the study's runs.csv (``ablation.store``)."""
-    return (
-        {"run_id": run.run_id, "hash": run.hash}
-        | {f: format_value(run.factors[f]) for f in factor_names}
-        | {"seed": str(run.settings.seed)}
-    )
-
-
-def read_round_runs(paths) -> list[dict]:
-    """The index rows of the runs that round files planned, in round order."""
+def read_round_runs(paths, key: str = "new_runs") -> list[dict]:
+    """The index rows of the runs that round files planned, in round order (``new_scope_runs``: of
+    the study's scope)."""
     rows = []
     for path in paths:
-        rows += json.loads(Path(path).read_text(encoding="utf-8"))["new_runs"]
+        rows += json.loads(Path(path).read_text(encoding="utf-8")).get(key, [])
     return rows
 
 
@@ -312,19 +317,26 @@ def main(argv=None) -> int:
         ap.error(f"round {args.round} needs the {args.round - 1} earlier round file(s), got {len(args.previous)}")
     index = [index_row(run, study.factor_names) for run in study.runs()] + read_round_runs(args.previous)
     summary = summary_of(study, index, args.store)
-    rows, runs = plan_round(study, summary, {r["hash"] for r in index}, spec["stats"], adaptive, spec.get("family_size"))
+    extra = scope_settings(study)
+    scope_index = [index_row(run, study.factor_names, extra) for run in scope_runs(study, study.seeds)]
+    scope_index += read_round_runs(args.previous, "new_scope_runs")
+    scope_summary = summary_of(study, scope_index, args.store) if scope_index else None
+    trained = {r["hash"] for r in index + scope_index}
+    rows, runs, new_scope = plan_round(study, summary, trained, spec["stats"], adaptive, spec.get("family_size"),
+                                       scope_summary)  # fmt: skip
     table = round_table(rows, args.round)
     record = {
         "study": study.name, "round": args.round, "n_runs_before": len(index),
         "claims": json.loads(table.to_json(orient="records")),
         "new_runs": [index_row(run, study.factor_names) for run in runs],
+        "new_scope_runs": [index_row(run, study.factor_names, extra) for run in new_scope],
     }  # fmt: skip
     with io.atomic_open(args.out, "w", encoding="utf-8") as fh:
         json.dump(record, fh, indent=1, sort_keys=True)
     for r in rows:
         print(f"round {args.round} {r['id']}: {r['state']} ({r['verdict'] or 'fixed design'}, {r['n_seeds']} seeds)"
               + (f" -> seeds {r['next_seeds']}" if r["next_seeds"] else ""))  # fmt: skip
-    print(f"round {args.round}: {len(runs)} new run(s)")
+    print(f"round {args.round}: {len(runs)} new run(s)" + (f", {len(new_scope)} in other universes" if new_scope else ""))
     return 0
 
 

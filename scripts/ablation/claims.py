@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
-from . import analyze, io, measures, plugins, seed_units, sequential
+from . import analyze, io, measures, plugins, scope, seed_units, sequential
 from .config import check_claims
 from .kinds import Claim
 from .outputs import ROBUST
@@ -39,7 +39,7 @@ from .verdicts import (
 CLAIM_COLUMNS = [
     "id", "statement", "source", "kind", "cells", "estimand", "verdict", "estimate", "ci_lo", "ci_hi", "share",
     "share_lo", "share_hi", "n", "p_value", "p_holm", "family", "robustness", "verdict_without_diverged",
-    "evidence", "rule", "detail",
+    "evidence", "rule", "detail", "sentence", "scope", "scope_p", "scope_detail",
 ]  # fmt: skip
 
 
@@ -71,18 +71,46 @@ def evaluate_family(studies: list[StudyRuns], stats: dict | None = None) -> pd.D
     family (``stats.family``: ``study``, the default, or ``config``); a verdict is decisive when its
     Holm-adjusted p is at most ``alpha``. An adaptive study's claims take anytime-valid p-values.
     Every test here is exact or deterministic: no random seed."""
+    return evaluate_all(studies, stats)[0]
+
+
+def evaluate_all(studies: list[StudyRuns], stats: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The claims table (``evaluate_family``), the scope table (a row per universe of each claim with
+    ``robust_over``: ``scope.SCOPE_COLUMNS``, with the study first) and its seeds' values
+    (``scope.SEED_COLUMNS``). A claim's scope is decided at its step of its family's Holm step-down
+    run again with each scoped claim's ROBUST p in its place (``scope.robust_steps``)."""
     judge = Judge.of(stats)
     judged = [Judged(runs, c, None if c.exact else claim_test(c, runs, judge)) for runs in studies for c in runs.claims]
     families: dict[str, list[int]] = {}
     for i, j in enumerate(judged):
         if not j.claim.exact:
             families.setdefault("config" if judge.cfg.get("family") == "config" else j.runs.name, []).append(i)
-    steps = {}
+    steps, scopes = {}, {}
     for members in families.values():
-        for i, step in zip(members, holm_steps([min(judged[i].result.p_sup, judged[i].result.p_con) for i in members])):
+        raw = [min(judged[i].result.p_sup, judged[i].result.p_con) for i in members]
+        for i, step in zip(members, holm_steps(raw)):
             steps[i] = step
-    rows = [_row(j, steps.get(i, HolmStep()), judge) for i, j in enumerate(judged)]
-    return pd.DataFrame(rows, columns=["study"] + CLAIM_COLUMNS)
+        tested = {k: scope.test_universes(judged[i].claim, judged[i].runs, judge) for k, i in enumerate(members)
+                  if judged[i].claim.robust_over}  # fmt: skip
+        robust = scope.robust_steps(raw, {k: max(result.p_sup for *_, result in t) for k, t in tested.items()})
+        for k, t in tested.items():
+            scopes[members[k]] = scope.judge_scope(t, judge, robust[k])
+    rows, scope_rows, seed_rows = [], [], []
+    for i, j in enumerate(judged):
+        rows.append(_row(j, steps.get(i, HolmStep()), judge) | _scope_columns(j.claim, scopes.get(i), judge))
+        if i in scopes:
+            universe_rows, universe_seeds = scope.table_rows(j.claim, scopes[i], judge)
+            scope_rows += [{"study": j.runs.name} | r for r in universe_rows]
+            seed_rows += [{"study": j.runs.name} | r for r in universe_seeds]
+    return (pd.DataFrame(rows, columns=["study"] + CLAIM_COLUMNS),
+            pd.DataFrame(scope_rows, columns=["study"] + scope.SCOPE_COLUMNS),
+            pd.DataFrame(seed_rows, columns=["study"] + scope.SEED_COLUMNS))  # fmt: skip
+
+
+def _scope_columns(claim: Claim, s: "scope.Scope | None", judge: Judge) -> dict:
+    if s is None:
+        return {"scope": "", "scope_p": np.nan, "scope_detail": ""}
+    return {"scope": s.label, "scope_p": s.p, "scope_detail": s.detail(claim, judge)}
 
 
 def _row(judged: Judged, step: HolmStep, judge: Judge) -> dict:
@@ -95,7 +123,8 @@ def _row(judged: Judged, step: HolmStep, judge: Judge) -> dict:
         acc = measures.metric_values(sub, claim.metric, judge.cfg)
         row.update(verdict=verdict, estimate=float(np.mean(acc)), n=int(sub["seed"].nunique()), p_value=np.nan,
                    p_holm=np.nan, family="", evidence=evidence, rule=EXACT_TEXT,
-                   detail=f"{n} runs ({seed_units.where_text(claim.where)})")  # fmt: skip
+                   detail=f"{n} runs ({seed_units.where_text(claim.where)})",
+                   sentence=f"{evidence.split(': ', 1)[0]}; {verdict}, exact (checked on every run).")  # fmt: skip
         seeds = sorted(sub["seed"].unique(), key=str)
     else:
         verdict = decided(r.p_sup, r.p_con, step, judge.alpha)
@@ -148,7 +177,10 @@ def _evidence_columns(study: str, claim: Claim, r: Result, step: HolmStep, verdi
     share_lo, share_hi = _share_ci(ev[0].met, ev[0].n, judge.confidence)
     others = " | ".join(f"{parts[0].label}: " + "; ".join(e.words for e in evs) for parts, evs in zip(r.cells, r.evidence))
     cells = "every cell must pass" if claim.cells == "every" else "on the mean over cells within each seed"
-    return dict(estimate=ev[0].mean, ci_lo=lo, ci_hi=hi, share=ev[0].met / ev[0].n if ev[0].n else np.nan,
+    where = f" ({cell.label})" if len(r.cells) > 1 else ""
+    # the report's first screen: what the seeds show and the verdict; its p and Holm step are one click away
+    sentence = f"{'; '.join(e.words for e in ev)}{where}; {verdict}."
+    return dict(estimate=ev[0].mean, ci_lo=lo, ci_hi=hi, share=ev[0].met / ev[0].n if ev[0].n else np.nan, sentence=sentence,
                 share_lo=share_lo, share_hi=share_hi, n=r.n, p_value=p, p_holm=step.adjusted,
                 family=judge.family_name(study), evidence=evidence,
                 rule=(f"{claim.rule()}; {test_name(claim, r.sequential)}; {cells}; decisive when the p survives Holm "
@@ -189,8 +221,12 @@ def main(argv=None) -> int:
     ap.add_argument("--summaries", required=True, nargs="+", type=Path, help="summary.csv of each study, in order")
     ap.add_argument("--init-grads", required=True, nargs="+", type=Path, help="init_grads.csv of each study")
     ap.add_argument("--evaluations", nargs="*", type=Path, default=[], help="evaluations.csv of each study (or none)")
+    ap.add_argument("--scope", action="append", default=[], metavar="STUDY=DIR",
+                    help="a study's scope runs: DIR holds their summary.csv, init_grads.csv and evaluations.csv")
     ap.add_argument("--study", required=True, help="the study whose rows to write")
     ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--scope-out", type=Path, help="the study's scope table (scope.SCOPE_COLUMNS)")
+    ap.add_argument("--scope-seeds-out", type=Path, help="its seeds' values in each universe (scope.SEED_COLUMNS)")
     args = ap.parse_args(argv)
     spec = json.loads(args.family_json)
     names = list(spec["studies"])
@@ -198,6 +234,7 @@ def main(argv=None) -> int:
         ap.error(f"{len(names)} studies but {len(args.summaries)} summaries, {len(args.init_grads)} gradient tables and "
                  f"{len(args.evaluations)} evaluation tables")  # fmt: skip
     plugins.load(spec.get("plugins", []))  # a plugin's claim kinds
+    scope_dirs = dict(item.split("=", 1) for item in args.scope)
     studies = []
     for i, (name, summary, grads) in enumerate(zip(names, args.summaries, args.init_grads)):
         own = spec["studies"][name]
@@ -205,13 +242,23 @@ def main(argv=None) -> int:
         table = analyze.read_table(summary, factors)
         claims = check_claims(own["claims"], factors, list(table.columns))
         evaluations = analyze.read_table(args.evaluations[i], factors) if args.evaluations else None
+        scope_runs = None
+        if name in scope_dirs:
+            folder = Path(scope_dirs[name])
+            scope_runs = StudyRuns(name, analyze.read_table(folder / "summary.csv", factors), tuple(factors),
+                                   analyze.read_table(folder / "init_grads.csv", factors), own.get("adaptive"),
+                                   tuple(claims), analyze.read_table(folder / "evaluations.csv", factors))  # fmt: skip
         studies.append(StudyRuns(name, table, tuple(factors), analyze.read_table(grads, factors), own.get("adaptive"),
-                                 tuple(claims), evaluations))  # fmt: skip
-    table = evaluate_family(studies, spec["stats"])
+                                 tuple(claims), evaluations, scope_runs))  # fmt: skip
+    table, scope_table, seeds_table = evaluate_all(studies, spec["stats"])
     mine = table[table["study"] == args.study]
     io.write_dataframe(args.out, mine[CLAIM_COLUMNS])
+    if args.scope_out is not None:
+        io.write_dataframe(args.scope_out, scope_table[scope_table["study"] == args.study][scope.SCOPE_COLUMNS])
+    if args.scope_seeds_out is not None:
+        io.write_dataframe(args.scope_seeds_out, seeds_table[seeds_table["study"] == args.study][scope.SEED_COLUMNS])
     for row in mine.itertuples():
-        print(f"claim {row.id}: {row.verdict}")
+        print(f"claim {row.id}: {row.verdict}" + (f", scope {row.scope}" if row.scope else ""))
     return 0
 
 

@@ -447,8 +447,37 @@ def check_claims(claims: list, factors, columns, study: str | None = None, conte
                               "the task (accuracy, exact_match, ...) is read at test lengths")  # fmt: skip
         if context is not None and claim.evaluated:
             _check_evaluated(claim, where, factors, *context)
+        _check_scope(claim, where, (*prefix, i), root, factors, context[0] if context is not None else None)
         out.append(claim)
     return out
+
+
+def _check_scope(claim: kinds.Claim, where: str, path: tuple, root, factors, base: dict | None) -> None:
+    """``robust_over``: settings the study holds fixed, levels valid for each and holding the study's
+    own value (``base``: the study's settings, when known), and not on an exact claim."""
+    if not claim.robust_over:
+        return
+    if claim.exact:
+        raise ConfigError(f"{where}robust_over: an exact claim holds by construction, in every setting (each run's "
+                          "twin certificate is checked): it has no universes to survive")  # fmt: skip
+    specs = settings.setting_specs()
+    for name, levels in claim.robust_over.items():
+        if name == "seed":
+            raise ConfigError(f"{where}robust_over: seed: seeds are the claim's replicates in every universe, not a "
+                              "setting to hold fixed")  # fmt: skip
+        if name not in specs:
+            close = difflib.get_close_matches(name, list(specs), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"{where}robust_over: unknown setting {name!r}{hint}")
+        if name in factors:
+            raise ConfigError(f"{where}robust_over.{name}: {name} is a factor of the study, so the claim is judged at "
+                              "each of its levels already; robust_over names a setting the study holds fixed")  # fmt: skip
+        for j, level in enumerate(levels):
+            for error in strict_validator(specs[name]).iter_errors(level):
+                raise ConfigError(error_line_at(error, (*path, "robust_over", name, j), root))
+        if base is not None and not any(same_value(base[name], level) for level in levels):
+            raise ConfigError(f"{where}robust_over.{name}: the levels {list(levels)} do not include the study's own value "
+                              f"{base[name]!r}; add it: the verdict at the study's setting is one of the universes")  # fmt: skip
 
 
 def _check_evaluated(claim: kinds.Claim, where: str, factors, base: dict, eval_lengths: list) -> None:

@@ -316,11 +316,13 @@ class Claim:
     share: float = 0.5
     exact: bool = False
     lengths: tuple | None = None  # (from, to), inclusive, for a metric of the task; None: each run's trained lengths
+    robust_over: Mapping = field(default_factory=dict)  # setting -> its levels: the universes of the claim's scope
     raw: Mapping = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
         for name in ("keys", "where", "raw"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        object.__setattr__(self, "robust_over", MappingProxyType({k: tuple(v) for k, v in dict(self.robust_over).items()}))
         if isinstance(self.lengths, int):
             object.__setattr__(self, "lengths", (self.lengths, self.lengths))
         elif self.lengths is not None:
@@ -366,6 +368,14 @@ class Claim:
 
     def rule(self) -> str:
         return self.kind.rule(self)
+
+    def universes(self) -> list[dict]:
+        """Every combination of the ``robust_over`` levels, in the order the config lists them ({} when
+        the claim has no scope)."""
+        out = [{}]
+        for setting, levels in self.robust_over.items():
+            out = [u | {setting: level} for u in out for level in levels]
+        return out if self.robust_over else []
 
     def to_dict(self) -> dict:
         """The claim as the config gave it."""

@@ -55,6 +55,13 @@ FIGURES = (
         "thin line, each level's mean over seeds bold; the lengths the runs trained at are shaded.",
         "metrics by test length",
     ),
+    Output(
+        "where_it_holds", "figures/where_it_holds.png",
+        "Where each claim with robust_over holds: every seed's value in each universe (a combination of the levels of "
+        "the settings it names), green where it meets the claim's per-seed condition, red where not; the shaded band is "
+        "what the claim asks of a seed. A figure per study; the scope table gives each universe's verdict.",
+        "where it holds",
+    ),
 )  # fmt: skip
 
 TABLES = (
@@ -119,8 +126,16 @@ TABLES = (
         "what the seeds show in words (how many met the claim's per-seed condition, the test and its p), the share "
         "of seeds that met it with its exact interval, its one-sided p-value and the Holm-adjusted p-value over its "
         "family (the study's claims by default; exact claims, checked on every run's twin certificate, have none), "
-        "and the share of leave-one-seed-out evaluations that repeat the verdict (robustness).",
+        "and the share of leave-one-seed-out evaluations that repeat the verdict (robustness); for a claim with "
+        "robust_over, its scope (ROBUST, LIMITED or UNSETTLED) and where it holds.",
         "Claims", by_level=False,
+    ),
+    Output(
+        "scope", "tables/scope.csv",
+        "Where each claim with robust_over holds: one row per universe (a combination of the levels of the settings "
+        "it names; own: the study's own), the claim's verdict there at Holm over the universes, its p-values, seeds, "
+        "share of seeds meeting the claim and leave-one-seed-out robustness.",
+        "Where it holds", collapsed=True, by_level=False,
     ),
 )  # fmt: skip
 
@@ -261,7 +276,6 @@ GLOSSARY = {
     "test": "The test: a sign-flip (permutation) test of the mean seed difference, exact at few seeds.",
     "p_value": "p-value of the test (claims: the one-sided test's for the verdict the claim points to; none for an "
     "exact claim).",
-    "p_holm": "p-value Holm-adjusted (comparisons: over the study's comparisons; claims: over the claim's family).",
     "significant": "p_holm at most stats.alpha.",
     "min_p": "The smallest p-value the non-zero seed differences can reach; above alpha, no test can be significant.",
     "mde": "Minimum detectable effect: the difference the test detects with 80 % power at the strictest Holm level "
@@ -309,6 +323,26 @@ GLOSSARY = {
     "rule": "The claim's decision rule in words.",
     "detail": "The numbers behind the verdict, per cell.",
     "study": "The study the row belongs to.",
+    # a claim's scope (robust_over: claims.csv's scope columns, tables/scope.csv)
+    "scope": "Where a claim with robust_over holds (empty without it). ROBUST: the claim is SUPPORTED in every universe, "
+    "by the intersection-union test at the claim's own Holm step. LIMITED: it is CONTRADICTED in at least one universe, "
+    "each universe judged at Holm over the claim's universes, and the row names where it fails. UNSETTLED: neither yet, "
+    "and the row names the weakest universe and the seeds that would settle it.",
+    "scope_p": "The scope's p: ROBUST's or UNSETTLED's the largest p_sup over the universes, Holm-adjusted over the claim's "
+    "family; LIMITED's the smallest Holm-adjusted p (over the universes) of a universe where the claim fails.",
+    "scope_detail": "Where the claim holds, where it fails and where it is undecided; for UNSETTLED the weakest universe "
+    "and the further seeds that would settle it.",
+    "universe": "A combination of levels of the settings a claim's robust_over names (lr=0.003).",
+    "own": "True for the study's own universe (its runs are the study's).",
+    "sentence": "The verdict in one sentence: what the seeds show, the verdict and its p (the report's verdict row).",
+    # a scope's seeds (tables/scope_seeds.csv): one row per claim, universe, cell and seed
+    "lo": "The seed's value in the cell (its lower end when a run diverged and the value is only known to lie in [lo, hi]).",
+    "hi": "The upper end of the seed's value (equal to lo unless a run diverged).",
+    "met": "True when the seed meets the claim's per-seed condition (surely: for every value in [lo, hi]).",
+    "band_lo": "The lower end of what the claim asks of one seed's value (its condition).",
+    "band_hi": "The upper end of what the claim asks of one seed's value; empty when unbounded.",
+    "p_holm": "p-value Holm-adjusted (comparisons: over the study's comparisons; claims: over the claim's family; "
+    "scope: over the claim's universes).",
     # an adaptive study's tables (ADAPTIVE_TABLES)
     "round": "The adaptive round: 1 after the study's own seeds, then one per batch of further seeds.",
     "inference": "anytime-valid (betting e-process), or fixed design for a kind without a bounded statistic.",
@@ -318,6 +352,8 @@ GLOSSARY = {
     "state": "open (gets more seeds), resolved, fragile (decided, but not without one of its seeds: gets more seeds), max_seeds, unreachable (no further seeds could decide it), "
     "fixed design, or exact (checked on every run, no rounds).",
     "next_seeds": "The seeds the claim asked for in the next round (none once it stopped).",
+    "scope_next": "For a claim with robust_over whose scope is UNSETTLED: the weakest undecided universe and the seeds "
+    "the next round trains there (empty otherwise).",
     "cell": "The combination of the other factors a claim's values come from.",
     "cs_lo": "Lower end of the anytime-valid confidence sequence after n_seeds seeds.",
     "cs_hi": "Upper end of the anytime-valid confidence sequence after n_seeds seeds.",

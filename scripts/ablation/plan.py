@@ -197,6 +197,51 @@ def plan(cfg) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=PLAN_COLUMNS).astype(dict.fromkeys(ints, "Int64"))
 
 
+def scope_plan(cfg, table: pd.DataFrame, cal: timing.Calibration | None = None,
+               store: Path = run_store.STORE) -> list[dict]:  # fmt: skip
+    """Per claim with robust_over: its universes, the runs its other universes add (at the study's
+    seeds), their CPU minutes (``cal``), the agreeing seeds per universe that make it ROBUST (SUPPORTED
+    in every universe at the claim's Holm level: the plan's supported_after) and the seeds, every one
+    failing, that make it LIMITED in one universe (CONTRADICTED at Holm over the universes)."""
+    alpha = cfg.stats.get("alpha", measures.DEFAULT_CFG["alpha"])
+    rows = []
+    for name, study in cfg.studies.items():
+        block = design.adaptive_block(cfg.raw["studies"][name])
+        for claim in study.claims:
+            if not claim.robust_over:
+                continue
+            universes = claim.universes()
+            runs = {r.hash: r for u in design.other_universes(claim, study) for combo in design.claim_combinations(claim, study)
+                    for r in [design.make_run(study, combo, s, u) for s in study.seeds]}  # fmt: skip
+            todo = [r for r in runs.values() if not run_store.is_complete(Path(store) / r.hash)]
+            row = table[(table["study"] == name) & (table["claim"] == claim.id)].iloc[0]
+            sequential = block is not None and claim.sequential
+            limit = block["max_seeds"] if sequential else MAX_SEEDS
+            _, limited = agreeing_seeds(claim, alpha / len(universes), _n_cells(study, claim) * len(claim.parts),
+                                        sequential, alpha, limit)  # fmt: skip
+            rows.append({"study": name, "claim": claim.id, "over": ", ".join(claim.robust_over),
+                         "universes": len(universes), "runs": len(runs), "to_train": len(todo),
+                         "cpu_minutes": sum(cal.run_seconds(r.settings) for r in todo) / 60 if cal else None,
+                         "robust_after": row["supported_after"], "limited_after": limited, "seeds": row["seeds"]})  # fmt: skip
+    return rows
+
+
+def scope_lines(rows: list[dict], width: int = WIDTH) -> list[str]:
+    """The scoped claims' universes and what they cost and can reach, in at most ``width`` columns."""
+    if not rows:
+        return []
+    out = ["Where it holds (claims with robust_over):"]
+    for r in rows:
+        minutes = f", {r['cpu_minutes']:.1f} CPU min" if r["cpu_minutes"] is not None else ""
+        robust = f"ROBUST from {r['robust_after']} agreeing seeds per universe" if pd.notna(r["robust_after"]) else "ROBUST unreachable"
+        limited = (f"LIMITED from {r['limited_after']} seeds failing in one universe" if r["limited_after"] is not None
+                   else "LIMITED unreachable")  # fmt: skip
+        out += textwrap.wrap(f"- scope of {r['claim']}: {r['universes']} universes over {r['over']}; {r['to_train']} of {r['runs']} "
+                             f"runs to train{minutes}; {robust}, {limited} (seeds: {r['seeds']})", width,
+                             subsequent_indent="  ")  # fmt: skip
+    return out
+
+
 def seconds_per_unit(store: Path, limit: int = CALIBRATION_RUNS) -> tuple[float, int]:
     """(training seconds per unit of ``settings.cost_estimate``, runs measured): the median over the
     store's finished runs, whatever config they belong to; (nan, 0) for an empty store."""
@@ -233,7 +278,7 @@ def cost(cfg, cal: timing.Calibration | None, store: Path = run_store.STORE) -> 
     rows, every = [], {}
     firsts: dict = {}
     for name in cfg.studies:
-        first = {r.hash: r for r in timing.first_round(cfg, name)}
+        first = {r.hash: r for r in timing.first_round(cfg, name) + timing.scope_first_round(cfg, name)}
         more = {r.hash: r for batch in timing.rounds(cfg, name) for r in batch}
         firsts |= first
         every |= first | more
@@ -407,6 +452,9 @@ def main(argv=None) -> int:
         print("\n".join(layout(table, alpha)) if len(table) else "(no claims)")
     print("\n".join(["", *(legend(table) if args.wide else
                             [w for line in legend(table) for w in textwrap.wrap(line, WIDTH, subsequent_indent="  ")])]))  # fmt: skip
+    scoped = scope_lines(scope_plan(cfg, table, est["calibration"]), 10**6 if args.wide else WIDTH)
+    if scoped:
+        print("\n" + "\n".join(scoped))
     print("\n" + "\n".join(cost_lines(est, 10**6 if args.wide else WIDTH)))
     text = warnings(table, 10**6 if args.wide else WIDTH)
     if text:

@@ -93,6 +93,7 @@ class StudyData:
     init_grads: pd.DataFrame  # one row per run and layer
     factors: list
     evaluations: pd.DataFrame | None = None  # one row per run, metric and test length
+    scope_seeds: pd.DataFrame | None = None  # tables/scope_seeds.csv: a scoped claim's seeds in each universe
     hue: str | None = None
     facet: str | None = None
     where: dict | None = None  # the interaction heatmaps' runs: factor -> level
@@ -368,6 +369,45 @@ def length_generalization(d: StudyData, path: Path) -> None:
     _save(fig, path)
 
 
+def where_it_holds(d: StudyData, path: Path) -> None:
+    """Per claim with robust_over: each seed's value in each universe (a diverged run's interval as a
+    bar), met or not, beside the claim's band; the universe's verdict at Holm over the universes in its
+    label, when the scope table beside it gives it."""
+    seeds = d.scope_seeds
+    if seeds is None or seeds.empty:
+        _save_empty(path, "No claim of the study has robust_over: no universes to show.")
+        return
+    claims = list(dict.fromkeys(seeds["id"]))
+    fig, axes = plt.subplots(1, len(claims), figsize=(max(4.2, 1.6 * seeds["universe"].nunique()) * len(claims), 3.8),
+                             squeeze=False, layout="constrained")  # fmt: skip
+    met_colors = {True: sns.color_palette(PALETTE)[2], False: sns.color_palette(PALETTE)[3]}
+    for ax, claim in zip(axes.flat, claims):
+        rows = seeds[seeds["id"] == claim]
+        universes = list(dict.fromkeys(rows["universe"]))
+        band_lo, band_hi = float(rows["band_lo"].iloc[0]), float(rows["band_hi"].iloc[0])
+        ax.axhspan(band_lo, band_hi if np.isfinite(band_hi) else max(1.0, rows["hi"].max()), color="0.9", zorder=0)
+        rng = np.random.default_rng(0)  # jitter: seeds of equal value side by side, the same each time
+        for x, universe in enumerate(universes):
+            u = rows[rows["universe"] == universe]
+            jitter = x + rng.uniform(-0.18, 0.18, len(u))
+            lo, hi = u["lo"].to_numpy(float), u["hi"].to_numpy(float)
+            met = u["met"].astype(str).str.lower().eq("true").to_numpy()
+            for value in (True, False):
+                pick = met == value
+                ax.scatter(jitter[pick], lo[pick], s=18, color=met_colors[value], zorder=3,
+                           label=("meets the claim" if value else "does not") if x == 0 else None)  # fmt: skip
+            unsure = hi > lo
+            ax.vlines(jitter[unsure], lo[unsure], hi[unsure], color="0.4", lw=1)
+        ax.set_xticks(range(len(universes)))
+        own = rows.drop_duplicates("universe").set_index("universe")["own"].astype(str).str.lower().eq("true")
+        ax.set_xticklabels([f"{u}\n(the study's)" if own.get(u) else u for u in universes], fontsize=8)
+        ax.set_title(claim, fontsize=10)
+        ax.set_ylabel("a seed's value (shaded: what the claim asks)")
+    axes.flat[0].legend(fontsize=8, loc="best")
+    fig.suptitle("Where it holds: each seed in each universe of the claim's robust_over")
+    _save(fig, path)
+
+
 def positional_encoding_figure(seq_len: int, d_model: int, path: Path) -> None:
     from .model import reference_encoding  # torch: imported only for this one figure
 
@@ -402,6 +442,7 @@ def main(argv=None) -> int:
     ap.add_argument("--curves", type=Path)
     ap.add_argument("--init-grads", type=Path)
     ap.add_argument("--evaluations", type=Path, help="the study's evaluations.csv")
+    ap.add_argument("--scope-seeds", type=Path, help="the study's tables/scope_seeds.csv")
     ap.add_argument("--outdir", type=Path)
     ap.add_argument("--pe-figure", type=Path, help="draw only the positional-encoding heatmap here")
     ap.add_argument("--seq-len", type=int, default=32)
@@ -424,7 +465,8 @@ def main(argv=None) -> int:
     curves = pd.read_csv(args.curves, dtype=labels, usecols=[*labels, "epoch", "train_loss", "train_acc"])
     grads = pd.read_csv(args.init_grads, dtype=labels, usecols=[*labels, "layer", "grad_norm"])
     evaluations = pd.read_csv(args.evaluations, dtype=keep | {"run_id": str}) if args.evaluations else None
-    d = StudyData(summary, curves, grads, factors, evaluations, hue, facet, hint.get("where"), args.confidence)
+    scope_seeds = pd.read_csv(args.scope_seeds, dtype={"universe": str, "cell": str}) if args.scope_seeds else None
+    d = StudyData(summary, curves, grads, factors, evaluations, scope_seeds, hue, facet, hint.get("where"), args.confidence)
     for path in study_figures(d, args.outdir):
         print(f"wrote {path}")
     return 0

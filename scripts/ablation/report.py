@@ -44,6 +44,8 @@ METRIC_WORDS = {"test_acc": "test accuracy", "converged": "share of runs that co
 EMPTY = ""
 """What a table shows for a value that does not apply (a footnote under each table says so)."""
 PLAIN_COLUMN = "sentence"
+SCOPE_FIGURE = "where_it_holds"  # shown in "Where it holds", beside the scope tables, not in the study's figures
+SCOPE_SHOWN = ["universe", "own", "verdict", "n", "share", "p_sup", "p_con", "p_holm", "robustness"]
 """The claims table's column a verdict row shows: the verdict in one plain sentence. Where the
 table has none, the first clause of its ``evidence`` (what the seeds show) stands in."""
 
@@ -305,11 +307,13 @@ def resolved_config(study) -> str:
     return yaml.safe_dump({"fixed": study.fixed, "factors": study.factors, "seeds": study.seeds}, sort_keys=False)
 
 
-def figure_entries(results: Path, name: str) -> list[dict]:
+def figure_entries(results: Path, name: str, only: tuple = (), skip: tuple = ()) -> list[dict]:
     from .plots import empty_reason  # matplotlib: imported only when a report lists figures
 
     out = []
     for fig in outputs.FIGURES:
+        if (only and fig.name not in only) or fig.name in skip:
+            continue
         path = results / name / fig.file
         if path.is_file():
             reason = empty_reason(path)
@@ -358,8 +362,33 @@ def study_section(results: Path, name: str, study, stats_cfg: dict, interactive:
         "comparisons": interactive(comparisons, f"{name}-comparisons"),
         "folded_tables": [{"title": t.title, "caption": t.caption, "html": table_html(tables[t.name])}
                           for t in outputs.TABLES if t.collapsed and t.name in tables],  # fmt: skip
-        "figures": figure_entries(results, name),
+        "figures": figure_entries(results, name, skip=(SCOPE_FIGURE,)),
     }
+
+
+def scope_text(c: dict) -> str:
+    """A claims row's scope label ('' without robust_over; a CSV's empty cell reads as NaN)."""
+    label = c.get("scope")
+    return label if isinstance(label, str) else ""
+
+
+def where_it_holds(results: Path, records: list[dict], specs: dict) -> list[dict]:
+    """Per claim with robust_over: its scope, where it holds and fails in words, its universes' rows of
+    the study's scope table and the study's where_it_holds figure (once per study)."""
+    out, shown = [], set()
+    for c in records:
+        if not c["scope_label"]:
+            continue
+        path = results / c["study"] / outputs.table("scope").file
+        table = pd.read_csv(path) if path.is_file() else pd.DataFrame(columns=["id", *SCOPE_SHOWN])
+        rows = table[table["id"] == c["id"]][[k for k in SCOPE_SHOWN if k in table]]
+        figures = [] if c["study"] in shown else figure_entries(results, c["study"], only=(SCOPE_FIGURE,))
+        shown.add(c["study"])
+        over = ", ".join(specs[c["id"]].robust_over)
+        out.append({"id": c["id"], "study": c["study"], "label": c["scope_label"], "over": over,
+                    "detail": c.get("scope_detail") if isinstance(c.get("scope_detail"), str) else EMPTY,
+                    "p": c.get("scope_p"), "table": table_html(rows), "figures": figures})  # fmt: skip
+    return out
 
 
 def run_counts(results: Path, studies: list[str], cfg) -> dict:
@@ -426,6 +455,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         c["plain"] = verdict_sentence(c)
         c["said"] = claim_sentence(c, spec, cfg.stats["confidence"], long=True)
         c["n_text"] = EMPTY if _isnan(c.get("n")) else f"{int(c['n'])} seeds"
+        c["scope_label"] = scope_text(c)
     tally = {v: sum(c["verdict"] == v for c in records) for v in ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")}
     checks = pd.read_csv(results / "checks.csv") if (results / "checks.csv").is_file() else pd.DataFrame()
     verify = None
@@ -454,6 +484,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         headline=headline(claims_df, cfg.raw.get("report", {}).get("headline", [])),
         claims=records,
+        scopes=where_it_holds(results, records, specs),
         family_text=family_text(cfg.stats, records),
         claims_detail=claims_detail,
         tally=tally,

@@ -40,6 +40,7 @@ class StudyRuns:
     design: dict | None = None
     claims: tuple = ()
     evaluations: pd.DataFrame | None = None  # evaluations.csv: per run, metric and test length
+    scope: "StudyRuns | None" = None  # the runs the scopes of its claims train in other universes (design.scope_runs)
 
     def without_seed(self, seed) -> "StudyRuns":
         """The study without one seed's runs: a leave-one-seed-out evaluation's input."""

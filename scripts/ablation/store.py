@@ -27,8 +27,8 @@ from pathlib import Path
 
 from . import io
 from . import settings
-from .config import ConfigError, Study, format_value, load
-from .design import adaptive_block, potential_runs
+from .config import ConfigError, Study, load
+from .design import adaptive_block, every_run, index_row, scope_runs, scope_settings
 
 STORE = Path("results/runs")
 RUN_FILES = ("metrics.csv", "curve.csv", "init_grads.csv", "settings.json", "provenance.json", "weights.pt")
@@ -46,13 +46,7 @@ def is_complete(run_dir: Path) -> bool:
 
 def study_index(study: Study) -> tuple[list[str], list[dict]]:
     """(factor names, rows) of a study's runs.csv, in the study's run order: what read_index returns."""
-    rows = [
-        {"run_id": run.run_id, "hash": run.hash}
-        | {f: format_value(run.factors[f]) for f in study.factor_names}
-        | {"seed": str(run.settings.seed)}
-        for run in study.runs()
-    ]
-    return study.factor_names, rows
+    return study.factor_names, [index_row(run, study.factor_names) for run in study.runs()]
 
 
 def write_index(study: Study, path: Path, rounds=()) -> None:
@@ -62,6 +56,16 @@ def write_index(study: Study, path: Path, rounds=()) -> None:
     for round_file in rounds:
         rows += json.loads(Path(round_file).read_text(encoding="utf-8"))["new_runs"]
     io.write_csv(path, rows, [*INDEX_KEYS, *factor_names, "seed"])
+
+
+def write_scope_index(study: Study, path: Path, rounds=()) -> None:
+    """The runs.csv of the study's scope (``design.scope_runs``: its claims' other universes): the
+    settings they vary are columns beside the factors; an adaptive study's ``rounds`` add theirs."""
+    extra = scope_settings(study)
+    rows = [index_row(run, study.factor_names, extra) for run in scope_runs(study, study.seeds)]
+    for round_file in rounds:
+        rows += json.loads(Path(round_file).read_text(encoding="utf-8")).get("new_scope_runs", [])
+    io.write_csv(path, rows, [*INDEX_KEYS, *study.factor_names, *extra, "seed"])
 
 
 def read_index(path: Path) -> tuple[list[str], list[dict]]:
@@ -100,8 +104,7 @@ def referenced(config_paths: list) -> set[str]:
         cfg = load(path)
         for name, study in cfg.studies.items():
             block = adaptive_block(cfg.raw["studies"][name])
-            runs = potential_runs(study, block["max_seeds"]) if block else study.runs()
-            hashes |= {run.hash for run in runs}
+            hashes |= {run.hash for run in every_run(study, block)}
     return hashes
 
 
@@ -216,6 +219,10 @@ def main(argv=None) -> int:
     p.add_argument("--study-json", required=True, help="the study (name, fixed, factors, seeds) as JSON")
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--rounds", nargs="*", type=Path, default=[], help="an adaptive study's round files, in order")
+    p = sub.add_parser("scope-index", help="write the runs.csv of a study's scope (its claims' other universes)")
+    p.add_argument("--study-json", required=True, help="the study with its claims (Study.to_dict) as JSON")
+    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--rounds", nargs="*", type=Path, default=[], help="an adaptive study's round files, in order")
     p = sub.add_parser("gc", help="list (or --delete) the store's runs that no given config references")
     p.add_argument("configs", nargs="+", type=Path)
     p.add_argument("--store", type=Path, default=STORE)
@@ -226,6 +233,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.command == "index":
         write_index(study_from_json(args.study_json), args.out, args.rounds)
+        return 0
+    if args.command == "scope-index":
+        write_scope_index(Study.from_dict(json.loads(args.study_json)), args.out, args.rounds)
         return 0
     if args.command == "gc":
         try:

@@ -37,6 +37,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import adaptive, design, forkserver
+from .data import evaluated_lengths, lengths_key
 from . import store as run_store
 from .settings import Settings, cost_estimate, from_dict, run_hash
 
@@ -77,6 +78,12 @@ def first_round(cfg, name: str) -> list:
     return cfg.studies[name].runs()
 
 
+def scope_first_round(cfg, name: str) -> list:
+    """The runs the scopes of a study's claims (robust_over) train at its own seeds."""
+    study = cfg.studies[name]
+    return design.scope_runs(study, study.seeds) if design.scope_settings(study) else []
+
+
 def rounds(cfg, name: str) -> list[list]:
     """An adaptive study's rounds when every claim stays open to max_seeds: per round, the runs of
     its ``batch`` next seeds in the cells its claims read; [] for a fixed design."""
@@ -94,7 +101,7 @@ def design_settings(cfg) -> dict[str, list[Settings]]:
     runs no study before it lists."""
     seen, out = set(), {}
     for name in cfg.studies:
-        runs = first_round(cfg, name) + [r for batch in rounds(cfg, name) for r in batch]
+        runs = first_round(cfg, name) + scope_first_round(cfg, name) + [r for batch in rounds(cfg, name) for r in batch]
         out[name] = [r.settings for r in runs if not (r.hash in seen or seen.add(r.hash))]
     return out
 
@@ -290,19 +297,45 @@ def design_jobs(cfg, store: Path, cal: Calibration, every_round: bool, threads: 
                                                       cost_estimate(run.settings), threads)  # fmt: skip
         return trained[run.hash]
 
+    evaluated: dict[str, int | None] = {}
+
+    def evaluate(run, eval_lengths, after) -> int | None:  # rule evaluate: one job per run and set of lengths
+        path = Path(store) / run.hash / "evaluations" / f"{lengths_key(evaluated_lengths(run.settings, eval_lengths))}.csv"
+        if path.as_posix() not in evaluated:
+            evaluated[path.as_posix()] = None if path.exists() else add(cal.other_job, after, n_threads=threads)
+        return evaluated[path.as_posix()]
+
     start = add(cal.start)
     summaries, tails, seconds = [], [], []
     for name in cfg.studies:
+        study = cfg.studies[name]
         train_jobs = [train(r, [start]) for r in first_round(cfg, name)]
         gate = [start]
+        scoped = design.scope_settings(study)
+        scope_trains = [train(r, [start]) for r in scope_first_round(cfg, name)]
         if design.adaptive_block(cfg.raw["studies"][name]):  # checkpoint adaptive_round, one a round
-            wait = train_jobs
+            wait = train_jobs + scope_trains
             for batch in (rounds(cfg, name) if every_round else []) + [[]]:
                 gate = [add(cal.other_job, wait)]
                 wait = [train(r, gate) for r in batch]
                 train_jobs += wait
-        summary = add(cal.other_job, [add(cal.other_job, gate), *train_jobs])  # index, then summarize
+        index = add(cal.other_job, gate)
+        summary = add(cal.other_job, [index, *train_jobs])  # index, then summarize
         summaries.append(summary)
+        if study.eval_lengths:  # evaluate each run, then the study's evaluations.csv
+            # an adaptive study's are asked for once its last round is known (after the checkpoint)
+            evals = [evaluate(r, study.eval_lengths, [t, *gate]) for r, t in zip(first_round(cfg, name), train_jobs)]
+            summaries.append(add(cal.other_job, [index, *evals]))
+        else:
+            summaries.append(add(cal.other_job, [index]))
+        if scoped:  # scope_index, scope_summarize, scope_evaluations (rules/scope.smk)
+            scope_index = add(cal.other_job, gate)
+            summaries.append(add(cal.other_job, [scope_index, *scope_trains]))
+            evals = []
+            if study.eval_lengths:
+                evals = [evaluate(r, study.eval_lengths, [t, *gate])
+                         for r, t in zip(scope_first_round(cfg, name), scope_trains)]  # fmt: skip
+            summaries.append(add(cal.other_job, [scope_index, *evals]))
         tails += [add(cal.other_job, [summary]), add(cal.other_job, [summary])]  # analyze, figures
         if gate != [start]:
             tails.append(add(cal.other_job, [summary, *gate]))  # adaptive_tables

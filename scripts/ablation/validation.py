@@ -149,8 +149,13 @@ def error_line(error: jsonschema.ValidationError, root=None) -> str:
         return f"{where}got {got}, expected {_type_name(error.validator_value)}{hint}"
     if error.validator in ("minItems", "minLength") and error.validator_value == 1:
         return f"{where}must not be empty"
-    if error.validator in ("minItems", "maxItems"):  # a list of fixed length (the schema has no other)
-        return f"{where}must be a list of exactly {error.validator_value} values, got {short_repr(inst)}"
+    if error.validator in ("minItems", "maxItems"):
+        if error.schema.get("minItems") == error.schema.get("maxItems"):  # a list of fixed length
+            return f"{where}must be a list of exactly {error.validator_value} values, got {short_repr(inst)}"
+        bound = "at least" if error.validator == "minItems" else "at most"
+        return f"{where}must be a list of {bound} {error.validator_value} values, got {short_repr(inst)}"
+    if error.validator == "maxProperties":
+        return f"{where}at most {error.validator_value} entries, got {len(inst)}: {', '.join(map(str, inst))}"
     if error.validator == "minProperties":
         return f"{where}at least one entry is required"
     if error.validator == "uniqueItems":

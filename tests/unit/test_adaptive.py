@@ -43,7 +43,7 @@ def rounds(study, converged, adaptive=ADAPTIVE):
     runs = study.runs()
     out = []
     while True:
-        rows, new = A.plan_round(study, summary_of(study, runs, converged), {r.hash for r in runs}, STATS, adaptive)
+        rows, new, _ = A.plan_round(study, summary_of(study, runs, converged), {r.hash for r in runs}, STATS, adaptive)
         out.append((rows, new))
         if not new:
             return out
@@ -71,7 +71,7 @@ def odd_seeds_fail(factors, seed):
 
 def test_open_claim_gets_seeds_in_its_cells_only():
     study = make_study([BETTER])
-    rows, new = A.plan_round(study, summary_of(study, study.runs(), every_third_fails),
+    rows, new, _ = A.plan_round(study, summary_of(study, study.runs(), every_third_fails),
                              {r.hash for r in study.runs()}, STATS, ADAPTIVE)  # fmt: skip
     assert rows[0]["state"] == "open" and rows[0]["next_seeds"] == [10, 11, 12, 13, 14]
     assert {(r.factors["norm"], r.factors["warmup"]) for r in new} == {("post", 0), ("post", 100)}
@@ -100,7 +100,7 @@ def test_resolved_claim_gets_no_seeds():
     study = make_study([BETTER])
     # warm-up always helps post-norm: 10 seeds of +1 decide it at once
     never = lambda f, s: not (f["norm"] == "post" and f["warmup"] == 0)  # noqa: E731
-    rows, new = A.plan_round(study, summary_of(study, study.runs(), never), {r.hash for r in study.runs()},
+    rows, new, _ = A.plan_round(study, summary_of(study, study.runs(), never), {r.hash for r in study.runs()},
                              STATS, ADAPTIVE)  # fmt: skip
     assert rows[0]["verdict"] == "SUPPORTED" and rows[0]["state"] == "resolved" and new == []
 
@@ -112,8 +112,8 @@ def test_a_larger_family_asks_for_more_evidence():
     study = make_study([BETTER], seeds=range(6))
     never = lambda f, s: not (f["norm"] == "post" and f["warmup"] == 0)  # noqa: E731
     args = (study, summary_of(study, study.runs(), never), {r.hash for r in study.runs()}, STATS, ADAPTIVE)
-    alone, _ = A.plan_round(*args)
-    among, new = A.plan_round(*args, family_size=12)
+    alone, _, _ = A.plan_round(*args)
+    among, new, _ = A.plan_round(*args, family_size=12)
     assert alone[0]["state"] == "resolved" and among[0]["state"] == "open" and len(new) == 10
     assert among[0]["p_family"] == pytest.approx(min(1.0, 12 * alone[0]["p_family"]))
 
@@ -127,7 +127,7 @@ def test_rounds_decide_at_holm_over_the_study():
 
     study = make_study([BETTER, NOT_WORSE])
     summary = summary_of(study, study.runs(), odd_seeds_fail)
-    rows, new = A.plan_round(study, summary, {r.hash for r in study.runs()}, STATS, ADAPTIVE)
+    rows, new, _ = A.plan_round(study, summary, {r.hash for r in study.runs()}, STATS, ADAPTIVE)
     by_id = {r["id"]: r for r in rows}
     assert ADAPTIVE and 0.025 < by_id["warm-helps"]["p_sup"] <= 0.05 and by_id["pre-ok"]["p_sup"] < 0.025
     # decided at alpha, but by 5 seeds of which none can go: fragile, so it gets seeds (in its cells only)
@@ -139,18 +139,18 @@ def test_rounds_decide_at_holm_over_the_study():
     assert table.set_index("id")["verdict"].to_dict() == {r["id"]: r["verdict"] for r in rows}
     assert table.set_index("id")["p_holm"].to_dict() == pytest.approx({r["id"]: r["p_family"] for r in rows})
     # the same claim alone with twice as many claims in a config-wide family stays open
-    wide, new = A.plan_round(study, summary, {r.hash for r in study.runs()}, STATS, ADAPTIVE, family_size=3)
+    wide, new, _ = A.plan_round(study, summary, {r.hash for r in study.runs()}, STATS, ADAPTIVE, family_size=3)
     assert {r["id"]: r["state"] for r in wide} == {"warm-helps": "open", "pre-ok": "resolved"} and len(new) == 10
 
 
 def test_unreachable_and_max_seeds_stop():
     study = make_study([BETTER], seeds=range(18))
     same = lambda f, s: True  # noqa: E731  (every difference 0: two more seeds cannot decide it)
-    rows, new = A.plan_round(study, summary_of(study, study.runs(), same), {r.hash for r in study.runs()},
+    rows, new, _ = A.plan_round(study, summary_of(study, study.runs(), same), {r.hash for r in study.runs()},
                              STATS, ADAPTIVE)  # fmt: skip
     assert rows[0]["state"] == "unreachable" and new == []
     study = make_study([BETTER], seeds=range(20))
-    rows, new = A.plan_round(study, summary_of(study, study.runs(), flaky), {r.hash for r in study.runs()},
+    rows, new, _ = A.plan_round(study, summary_of(study, study.runs(), flaky), {r.hash for r in study.runs()},
                              STATS, ADAPTIVE)  # fmt: skip
     assert rows[0]["state"] in ("max_seeds", "resolved") and new == []
 
@@ -159,7 +159,7 @@ def test_grad_trend_keeps_the_fixed_design():
     grad = {"id": "g", "statement": "s", "kind": "grad_trend", "factor": "norm", "growing": "post", "flat": "pre",
             "flat_margin": 0.1}  # fmt: skip
     study = make_study([grad])
-    rows, new = A.plan_round(study, summary_of(study, study.runs(), flaky), {r.hash for r in study.runs()},
+    rows, new, _ = A.plan_round(study, summary_of(study, study.runs(), flaky), {r.hash for r in study.runs()},
                              STATS, ADAPTIVE)  # fmt: skip
     assert rows[0]["state"] == "fixed design" and new == []
     assert rows[0]["n_seeds"] == len(study.seeds)  # the fixed design's seeds: the study's own
@@ -198,7 +198,7 @@ def test_claims_of_an_adaptive_study_use_the_anytime_valid_rule():
 
     study = make_study([BETTER], seeds=range(10))
     [claim] = study.claims
-    extra = [A.make_run(study, combo, s) for combo in A.claim_cells(claim, study) for s in range(10, 20)]
+    extra = [A.make_run(study, combo, s) for combo in A.claim_combinations(claim, study) for s in range(10, 20)]
     summary = summary_of(study, study.runs() + extra, flaky)
     design = {"seeds": list(range(10))} | ADAPTIVE
     runs = seed_units.StudyRuns("depth", summary, tuple(study.factor_names), claims=(claim,))
@@ -257,7 +257,7 @@ def accuracy_runs(study, runs, correct) -> pd.DataFrame:
 def plan_default(name, correct):
     cfg, study, block = default_study(name)
     runs = study.runs()
-    rows, new = A.plan_round(study, accuracy_runs(study, runs, correct), {r.hash for r in runs}, cfg.stats, block)
+    rows, new, _ = A.plan_round(study, accuracy_runs(study, runs, correct), {r.hash for r in runs}, cfg.stats, block)
     return study, {r["id"]: r for r in rows}, new
 
 
@@ -305,7 +305,7 @@ def test_the_default_config_adds_seeds_only_in_an_open_claims_cells():
     # the next round, on those runs: 0 of 9 seeds meet C4 in that cell, and it is decided there
     cfg, _, block = default_study("factorial")
     runs = study.runs() + new
-    rows, more = A.plan_round(study, accuracy_runs(study, runs, correct), {r.hash for r in runs}, cfg.stats, block)
+    rows, more, _ = A.plan_round(study, accuracy_runs(study, runs, correct), {r.hash for r in runs}, cfg.stats, block)
     assert [(r["id"], r["state"], r["verdict"]) for r in rows if r["id"] == "C4-seq-len"] == [
         ("C4-seq-len", "resolved", "CONTRADICTED")] and more == []
 
@@ -317,7 +317,7 @@ def test_a_verdict_one_seed_carries_keeps_getting_seeds_until_it_survives_leavin
     resolved once no single seed carries it."""
     study = make_study([BETTER])
     helps = lambda f, s: not (f["norm"] == "post" and f["warmup"] == 0 and (s < 5 or s >= 10))  # noqa: E731
-    first_rows, first_new = A.plan_round(study, summary_of(study, study.runs(), helps), {r.hash for r in study.runs()},
+    first_rows, first_new, _ = A.plan_round(study, summary_of(study, study.runs(), helps), {r.hash for r in study.runs()},
                                          STATS, ADAPTIVE)  # fmt: skip
     assert first_rows[0]["verdict"] == "SUPPORTED" and first_rows[0]["state"] == "fragile"
     assert sorted({r.settings.seed for r in first_new}) == [10, 11, 12, 13, 14]

@@ -1117,11 +1117,13 @@ def test_the_command_line_says_what_each_option_takes_and_requires_each(tmp_path
     with pytest.raises(SystemExit) as stop:
         C.main(["--help"])
     said = " ".join(capsys.readouterr().out.split())
-    assert stop.value.code == 0 and "--out OUT Verdicts of every claim of the config, Holm over each family. options:" in said
+    assert stop.value.code == 0 and "[--scope-seeds-out SCOPE_SEEDS_OUT] Verdicts of every claim of the config, Holm over each family. options:" in said
     for option, text in (("--family-json FAMILY_JSON", "stats settings and, per study, factors and claims"),
                          ("--summaries SUMMARIES [SUMMARIES ...]", "summary.csv of each study, in order"),
                          ("--init-grads INIT_GRADS [INIT_GRADS ...]", "init_grads.csv of each study"),
-                         ("--study STUDY", "the study whose rows to write")):  # fmt: skip
+                         ("--study STUDY", "the study whose rows to write"),
+                         ("--scope STUDY=DIR", "a study's scope runs: DIR holds their summary.csv"),
+                         ("--scope-out SCOPE_OUT", "the study's scope table")):  # fmt: skip
         assert f"{option} {text}" in said
     args = {"--family-json": ["{}"], "--summaries": ["a.csv"], "--init-grads": ["g.csv"], "--study": ["a"],
             "--out": [str(tmp_path / "out.csv")]}  # fmt: skip

@@ -152,7 +152,8 @@ def test_the_plan_prices_what_is_left_to_train_per_study_and_once_for_all(tmp_pa
 def test_the_default_config_passes_its_own_plan(capsys):
     """Every claim of config/config.yaml can reach both verdicts (the factorial and position studies
     through adaptive rounds), `make plan` prints no warning, and an adaptive study is priced from its
-    first round to every round at max_seeds in the cells its claims read."""
+    first round to every round at max_seeds in the cells its claims read, its scopes' runs (robust_over,
+    at its own seeds) in both."""
     from ablation import adaptive as A
 
     cfg = C.load(REPO / "config" / "config.yaml")
@@ -164,7 +165,33 @@ def test_the_default_config_passes_its_own_plan(capsys):
     for name in ("factorial", "position", "depth"):
         study, block = cfg.studies[name], design.adaptive_block(cfg.raw["studies"][name])
         extra = A.round_runs(study, block["max_seeds"])
-        assert costs.loc[name, "runs"] == f"{len(study.runs())}-{len(study.runs()) + len(extra)}"
+        first = len(study.runs()) + len(design.scope_runs(study, study.seeds))
+        assert costs.loc[name, "runs"] == f"{first}-{first + len(extra)}"
         assert not {r.hash for r in extra} & {r.hash for r in study.runs()}
     # the rounds add seeds only in the cells a claim with rounds reads: C3's and C4's 20 of 48
     assert len(A.round_runs(cfg.studies["factorial"], 9)) == 20 * 2
+
+
+def test_the_plan_prices_each_scope_and_says_what_its_seeds_can_reach(capsys):
+    """Per claim with robust_over: its universes, the runs its other universes add at the study's seeds,
+    the agreeing seeds for ROBUST (SUPPORTED at the claim's Holm level in every universe) and the failing
+    seeds for LIMITED (CONTRADICTED at Holm over the universes: a stricter level, so never fewer)."""
+    cfg = C.load(REPO / "config" / "config.yaml")
+    table = P.plan(cfg)
+    rows = {r["claim"]: r for r in P.scope_plan(cfg, table, store=REPO / "no-store-here")}
+    scoped = {c.id: (name, c) for name, s in cfg.studies.items() for c in s.claims if c.robust_over}
+    assert set(rows) == set(scoped) and rows
+    for cid, (name, c) in scoped.items():
+        study, r = cfg.studies[name], rows[cid]
+        assert r["universes"] == len(c.universes()) and r["runs"] == r["to_train"]
+        assert r["runs"] == len({run.hash for run in design.scope_runs(study, study.seeds)
+                                 if run.hash in {x.hash for u in design.other_universes(c, study)
+                                                 for combo in design.claim_combinations(c, study)
+                                                 for x in [design.make_run(study, combo, s, u) for s in study.seeds]}})
+        assert r["robust_after"] == table.set_index("claim").loc[cid, "supported_after"]
+        sup_alone, con_alone = P.agreeing_seeds(c, 0.05, 1, False, 0.05, P.MAX_SEEDS)
+        assert r["limited_after"] >= con_alone
+    assert P.main([str(REPO / "config" / "config.yaml"), "--no-timing"]) == 0
+    out = capsys.readouterr().out
+    assert "Where it holds (claims with robust_over):" in out
+    assert all(f"- scope of {cid}: 2 universes over lr; " in " ".join(out.split()) for cid in scoped)

@@ -6,7 +6,7 @@ Snakemake's own loader refuses before our code runs.)"""
 import concurrent.futures
 
 from conftest import copy_project, snakemake
-from unit.test_config_validation import _yaml, rename_study, study
+from unit.test_config_validation import _yaml, claim, rename_study, study
 
 TOKENS = {"arch": "decoder", "attn_mask": "causal", "task": "repeat_copy", "heads": 2, "depth": 1, "seq_len": 4}
 
@@ -23,6 +23,12 @@ SNAKEMAKE_CASES = [
      ["config error: study 's1': fixed.positions: 9 is fewer than the 17 positions a sequence of length 8 occupies"]),
     ("decoder-mask", _yaml(lambda c: study(c).update(fixed=TOKENS | {"attn_mask": "bidirectional"})),
      ["config error: study 's1': fixed.attn_mask: arch decoder runs under the causal mask only; got 'bidirectional'"]),
+    # a claim's scope (tests/unit/test_scope.py has every case)
+    ("robust-over-factor", _yaml(claim(kind="at_least", threshold=0.5, robust_over={"norm": ["post", "pre"]})),
+     ["config error: study 's1': claim 'c': robust_over.norm: norm is a factor of the study"]),
+    ("robust-over-exact", _yaml(claim(kind="at_value", target=0.5, tolerance=0.01, exact=True,
+                                      robust_over={"lr": [0.01, 0.1]})),
+     ["config error: study 's1': claim 'c': robust_over: an exact claim holds by construction"]),
     ("python-name", _yaml(lambda c: None) + "verify: !!python/name:os.system\n",
      ["config error: verify:", "not plain data"]),
     # refused by Snakemake's own loader before the Snakefile runs (its messages, quoted in the docstring)

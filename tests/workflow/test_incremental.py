@@ -31,6 +31,7 @@ import pytest
 import yaml
 
 from ablation import config as C
+from ablation import design
 from ablation import report
 from ablation import store as run_store
 from conftest import BIN, REPO, copy_project, snakemake, snakemake_log
@@ -82,8 +83,10 @@ def trained(jobs) -> set:
 
 
 def hashes(cfg: dict, study: str | None = None) -> set:
+    """Every run the first round trains: the studies' own and their claims' scopes' (robust_over)."""
     studies = C.validate(cfg).studies
-    return {r.hash for name, s in studies.items() if study in (None, name) for r in s.runs()}
+    return {r.hash for name, s in studies.items() if study in (None, name)
+            for r in s.runs() + design.scope_runs(s, s.seeds)}  # fmt: skip
 
 
 def test_new_seed_trains_only_that_seeds_runs(finished_copy):
@@ -112,7 +115,8 @@ def test_new_factor_holding_the_old_fixed_value_trains_only_the_new_level(finish
 
 def test_new_test_lengths_plan_evaluation_jobs_only(finished_copy):
     """Adding test lengths to a finished study trains nothing: each of its runs gets one evaluate job
-    (all its lengths, from its stored weights), then the study's evaluations, figures and report."""
+    (all its lengths, from its stored weights), then the study's evaluations, the claims (which read
+    every study's evaluations: a claim may be on a metric at test lengths), figures and report."""
     cfg = copy.deepcopy(SMOKE_YAML)
     cfg["studies"]["length"]["eval_lengths"] = {"from": 1, "to": 7}
     cfg["studies"]["lesson"]["eval_lengths"] = [16]  # a study evaluated for the first time
@@ -121,7 +125,7 @@ def test_new_test_lengths_plan_evaluation_jobs_only(finished_copy):
     evaluated = {(w["hash"], w["lengths"]) for rule, w, _ in jobs if rule == "evaluate"}
     assert evaluated == {(h, "1-7") for h in hashes(cfg, "length")} | {(h, "8_16") for h in hashes(cfg, "lesson")}
     assert {w["study"] for rule, w, _ in jobs if rule == "evaluations"} == {"length", "lesson"}
-    assert {rule for rule, _, _ in jobs} == {"evaluate", "evaluations", "figures", "report", "all"}
+    assert {rule for rule, _, _ in jobs} == {"evaluate", "evaluations", "claims", "figures", "report", "all"}
 
 
 def test_a_run_without_weights_recovers_them_in_its_evaluate_job_without_a_training_job(finished_copy):

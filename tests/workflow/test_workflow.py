@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from ablation import config as C
+from ablation import design
 from ablation import outputs
 from ablation.store import LOG, RUN_FILES, STORE
 from conftest import REPO, copy_project, snakemake, snakemake_log
@@ -61,7 +62,9 @@ def test_default_config_fans_out_the_full_factorial(tmp_path):
     counts = job_counts(snakemake(work, "-n").stdout)
     default = C.load(REPO / "config" / "config.yaml")
     assert default.studies["factorial"].n_runs() == 2 * 4 * 3 * 2 * 7  # pos_enc x heads x seq_len x norm x seeds
-    assert counts["train"] == len({run.hash for s in default.studies.values() for run in s.runs()})
+    # and the runs the scopes of its claims (robust_over) train in their other universes, at the same seeds
+    scoped = {run.hash for s in default.studies.values() for run in design.scope_runs(s, s.seeds)}
+    assert scoped and counts["train"] == len({run.hash for s in default.studies.values() for run in s.runs()} | scoped)
 
 
 def test_smoke_run_produces_every_file(smoke_run):

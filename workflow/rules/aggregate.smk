@@ -78,8 +78,11 @@ rule claims:
         summaries=per_study_by_name(f"{RESULTS}/{{study}}/summary.csv"),
         init_grads=per_study_by_name(f"{RESULTS}/{{study}}/init_grads.csv"),
         evaluations=per_study_by_name(f"{RESULTS}/{{study}}/evaluations.csv"),
+        scope=scope_files,
     output:
-        study_output("claims", "Claims"),
+        claims=study_output("claims", "Claims"),
+        scope=study_output("scope", "Claims"),
+        scope_seeds=f"{RESULTS}/{{study}}/tables/scope_seeds.csv",
     log:
         f"{RESULTS}/{{study}}/logs/claims.log",
     benchmark:
@@ -88,8 +91,10 @@ rule claims:
         "../../environment.yml"
     params:
         family=family_json,
+        scope=scope_args,
         captions=table_captions,
     shell:
         "python -m ablation.claims --family-json {params.family:q}"
         " --summaries {input.summaries:q} --init-grads {input.init_grads:q}"
-        " --evaluations {input.evaluations:q} --study {wildcards.study} --out {output:q} > {log:q} 2>&1"
+        " --evaluations {input.evaluations:q} {params.scope} --study {wildcards.study} --out {output.claims:q}"
+        " --scope-out {output.scope:q} --scope-seeds-out {output.scope_seeds:q} > {log:q} 2>&1"

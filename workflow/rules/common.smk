@@ -37,14 +37,22 @@ for _name, _study in STUDIES.items():
         except ValueError as exc:
             sys.exit(f"config error: {exc}")
         ADAPTIVE[_name] = _block
-        for _run in design.potential_runs(_study, _block["max_seeds"]):
-            RUN_BY_HASH.setdefault(_run.hash, _run)
+    for _run in design.every_run(_study, _block):
+        RUN_BY_HASH.setdefault(_run.hash, _run)
+# Studies whose claims have a scope (robust_over, ablation.scope): name -> the runs the first round
+# trains in the other universes (an adaptive study's rounds add theirs).
+SCOPED = {
+    name: design.scope_runs(study, study.seeds)
+    for name, study in sorted(STUDIES.items())
+    if design.scope_settings(study)
+}
 ANY_CUDA = any(run.settings.device == "cuda" for run in RUN_BY_HASH.values())
 STORE = run_store.STORE.as_posix()
 # The screen of `make reproduce` (ablation.progress) names runs by study and readable run id.
 progress.declare(
     RUN_BY_HASH,
-    first=[run.hash for runs in RUNS.values() for run in runs.values()],
+    first=[run.hash for runs in RUNS.values() for run in runs.values()]
+    + [run.hash for runs in SCOPED.values() for run in runs],
     store=STORE,
 )
 # This config's own outputs: a second config with another outdir never overwrites them.
@@ -63,6 +71,9 @@ localrules:
     evaluations,
     analyze,
     claims,
+    scope_index,
+    scope_summarize,
+    scope_evaluations,
     figures,
     positional_encoding_figure,
     implementation_checks,
@@ -113,7 +124,9 @@ def adaptive_rounds(study):
                 study=study, round=str(len(paths) + 1)
             ).output[0]
         )
-        if not adaptive.read_round_runs(paths[-1:]):
+        if not adaptive.read_round_runs(paths[-1:]) and not adaptive.read_round_runs(
+            paths[-1:], "new_scope_runs"
+        ):
             return paths
 
 
@@ -152,6 +165,10 @@ def adaptive_round_metrics(wildcards):
     ]
     hashes = [run.hash for run in RUNS[wildcards.study].values()]
     hashes += [row["hash"] for row in adaptive.read_round_runs(earlier)]
+    hashes += [run.hash for run in SCOPED.get(wildcards.study, [])]
+    hashes += [
+        row["hash"] for row in adaptive.read_round_runs(earlier, "new_scope_runs")
+    ]
     return [f"{STORE}/{h}/metrics.csv" for h in hashes]
 
 
@@ -343,3 +360,50 @@ def evaluate_priority(wildcards):
     if os.path.exists(f"{STORE}/{wildcards.hash}/weights.pt"):
         return 0
     return cost_estimate(run_of(wildcards).settings)
+
+
+# Scopes (rules/scope.smk): the runs of a study's claims in their other universes, summarised beside
+# the study's own; the claims rule reads them.
+
+
+def scope_hashes(study):
+    """Every run of the study's scope: its first round's, and an adaptive study's rounds'."""
+    hashes = [run.hash for run in SCOPED[study]]
+    if study in ADAPTIVE:
+        rounds = adaptive_rounds(study)
+        hashes += [
+            row["hash"] for row in adaptive.read_round_runs(rounds, "new_scope_runs")
+        ]
+    return hashes
+
+
+def scope_run_files(wildcards):
+    """Every run of the study's scope, by the file that marks it complete (metrics.csv)."""
+    return [f"{STORE}/{h}/metrics.csv" for h in scope_hashes(wildcards.study)]
+
+
+def scope_evaluation_files(wildcards):
+    """The scope's runs' evaluations at the study's test lengths; none when it has no eval_lengths."""
+    eval_lengths = STUDIES[wildcards.study].eval_lengths
+    if not eval_lengths:
+        return []
+    return [evaluation_file(h, eval_lengths) for h in scope_hashes(wildcards.study)]
+
+
+def scope_study_json(wildcards):
+    """What defines a study's scope runs: the study with its claims (their robust_over)."""
+    return json.dumps(STUDIES[wildcards.study].to_dict(), sort_keys=True)
+
+
+def scope_files(wildcards):
+    """The scope tables of every scoped study, which the claims rule reads."""
+    return [
+        f"{RESULTS}/{name}/scope/{table}"
+        for name in SCOPED
+        for table in ("summary.csv", "init_grads.csv", "evaluations.csv")
+    ]
+
+
+def scope_args(wildcards):
+    """--scope STUDY=FOLDER for every scoped study: where the claims rule finds its scope tables."""
+    return " ".join(f"--scope {name}={RESULTS}/{name}/scope" for name in SCOPED)

@@ -7,6 +7,7 @@ rule figures:
         curves=f"{RESULTS}/{{study}}/curves.csv",
         init_grads=f"{RESULTS}/{{study}}/init_grads.csv",
         evaluations=f"{RESULTS}/{{study}}/evaluations.csv",
+        scope_seeds=f"{RESULTS}/{{study}}/tables/scope_seeds.csv",
     output:
         **{
             figure.name: study_output(figure.name, "Figures")
@@ -28,6 +29,7 @@ rule figures:
         "python -m ablation.plots --factors {params.factors:q} --plot {params.plot:q}"
         " --confidence {params.confidence} --summary {input.summary:q} --curves {input.curves:q}"
         " --init-grads {input.init_grads:q} --evaluations {input.evaluations:q}"
+        " --scope-seeds {input.scope_seeds:q}"
         " --outdir {params.outdir:q} > {log:q} 2>&1"
 
 
