@@ -333,6 +333,7 @@ def _validate(raw: dict) -> Config:
             raise ConfigError(str(exc)) from None
         claims = check_claims(body["claims"], factors, setting_names, name, (settings.defaults() | fixed, eval_lengths))
         plugins.check_exact(name, claims, fixed, factors)
+        _check_published(name, body.get("published"), factors, settings.defaults() | fixed, eval_lengths)
         studies[name] = Study(name, body["description"], fixed, factors, seeds, claims, eval_lengths)
     claim_ids = {claim.id for study in studies.values() for claim in study.claims}
     for cid in cfg["report"]["headline"]:
@@ -346,6 +347,30 @@ def _validate(raw: dict) -> Config:
         raw=raw,
         outdir=cfg["outdir"],
     )
+
+
+def _check_published(study: str, published: dict | None, factors: dict, base: dict, eval_lengths: list) -> None:
+    """A published result names a factor of the study, levels of it, a metric its tasks declare and
+    lengths the study evaluates."""
+    if not published:
+        return
+    where = f"study {study!r}: published."
+    factor = published["factor"]
+    if factor not in factors:
+        raise ConfigError(f"{where}factor: {factor!r} is not a factor of the study (its factors: {', '.join(factors) or 'none'})")
+    for level in published["values"]:
+        if not any(format_value(v) == level for v in factors[factor]):
+            levels = ", ".join(format_value(v) for v in factors[factor])
+            raise ConfigError(f"{where}values: {level!r} is not a level of {factor} ({levels})")
+    tasks = factors.get("task", [base["task"]])
+    for name in tasks:
+        if published["metric"] not in data.TASKS[name].metrics:
+            raise ConfigError(f"{where}metric: {published['metric']!r} is not a metric of task {name} "
+                              f"(its metrics: {', '.join(data.TASKS[name].metrics)})")  # fmt: skip
+    lo, hi = published["lengths"]
+    if lo > hi or not any(lo <= n <= hi for n in eval_lengths):
+        raise ConfigError(f"{where}lengths: the study evaluates no length in [{lo}, {hi}] (eval_lengths: "
+                          f"{', '.join(map(str, eval_lengths)) or 'none'})")  # fmt: skip
 
 
 def _eval_lengths(study: str, given) -> list[int]:

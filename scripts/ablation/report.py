@@ -32,7 +32,7 @@ import yaml
 from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs
 from . import plan as ablation_plan
 from .outputs import ROBUST
-from .config import validate
+from .config import format_value, validate
 from .kinds import Claim
 from .seedtests import share_p
 
@@ -391,6 +391,33 @@ def where_it_holds(results: Path, records: list[dict], specs: dict) -> list[dict
     return out
 
 
+def against_published(results: Path, studies: list[str], cfg) -> list[dict]:
+    """Per study with a ``published`` block: per level of its factor, the mean over seeds and the seed
+    range of the metric averaged over the block's lengths (each seed's runs of the level averaged first),
+    beside the published number; its source, protocol and note in words."""
+    out = []
+    for name in studies:
+        pub = cfg.raw["studies"][name].get("published")
+        path = results / name / outputs.table("evaluations").file
+        if not pub or not path.is_file():
+            continue
+        factor, (lo, hi) = pub["factor"], pub["lengths"]
+        ev = pd.read_csv(path, dtype={factor: str, "run_id": str})
+        length = pd.to_numeric(ev["length"], errors="coerce")
+        ev = ev[(ev["metric"] == pub["metric"]) & (length >= lo) & (length <= hi)]
+        per_seed = ev.groupby([factor, "seed", "run_id"])["value"].mean().groupby([factor, "seed"]).mean()
+        rows = []
+        for level in (format_value(v) for v in cfg.study(name).factors[factor]):
+            seeds = per_seed[level] if level in per_seed.index.get_level_values(0) else pd.Series(dtype=float)
+            ours = (f"{seeds.mean():.2f} (seeds {seeds.min():.2f} to {seeds.max():.2f}, n = {len(seeds)})"
+                    if len(seeds) else EMPTY)  # fmt: skip
+            theirs = pub["values"].get(level)
+            rows.append({"level": level, "ours": ours, "published": "not published" if theirs is None else f"{theirs:.2f}"})
+        out.append({"study": name, "factor": factor, "metric": pub["metric"], "lengths": f"{lo} to {hi}", "rows": rows,
+                    "source": pub["source"], "protocol": pub["protocol"], "note": pub.get("note", "")})  # fmt: skip
+    return out
+
+
 def run_counts(results: Path, studies: list[str], cfg) -> dict:
     """Runs, planned runs (the config's seeds), runs added by adaptive rounds, failures (runs of the
     config without a result, or with a status other than ok or diverged) and divergences, over every
@@ -491,6 +518,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         robust=ROBUST,
         effects=largest_effects(results, studies),
         runs=run_counts(results, studies, cfg),
+        published=against_published(results, studies, cfg),
         reproduction=reproduction(results, studies, Path(reference)),
         plan=table_html(ablation_plan.display(plan_table)),
         plan_legend=ablation_plan.legend(plan_table),

@@ -750,8 +750,8 @@ EXACT = [
     ("first-in-key-order", lambda c: study(c)["fixed"].update(heads="x", depth="y"),
      "study 's1': fixed.depth: got a string 'y', expected an integer"),
     ("first-nearest-the-top", lambda c: (study(c)["fixed"].update(heads="x"), study(c).update(bogus=1)),
-     "study 's1': unknown key 'bogus'; allowed: description, fixed, factors, seeds, eval_lengths, plot, adaptive,"
-     " claims"),
+     "study 's1': unknown key 'bogus'; allowed: description, fixed, factors, seeds, eval_lengths, published, plot,"
+     " adaptive, claims"),
     ("claim-key-before-unknown-key", claim(kind="at_value", target=0.5, tolerance="small", tresh=1),
      "study 's1': claim 'c': tolerance: got a string 'small', expected a number"),
     ("claim-two-missing", claim(kind="at_value"), "study 's1': claim 'c': kind at_value needs key(s) target, tolerance"),

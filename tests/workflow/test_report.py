@@ -279,3 +279,22 @@ def test_run_counts_tell_planned_runs_from_adaptive_ones(tmp_path):
     counts = report.run_counts(tmp_path, names, cfg)
     assert counts == {"n": expected + 3 - (len(names) - 1), "expected": expected, "added": 3,
                       "failed": len(names) - 1, "diverged": 0}  # fmt: skip
+
+
+def test_the_published_numbers_stand_beside_ours_with_their_source_and_protocol(smoke):
+    """The smoke length study's `published` block: per encoding, the mean over seeds of each seed's
+    exact match averaged over lengths 4-5 (and the seeds' range) beside the published number; an
+    encoding the source has no number for says so; the source and protocol are in words."""
+    cfg, results, html = smoke
+    pub = cfg.raw["studies"]["length"]["published"]
+    section = html[html.index('id="published-length"'):]
+    section = section[: section.index("<h2", 1)]
+    ev = pd.read_csv(results / "length" / "evaluations.csv")
+    ev = ev[(ev["metric"] == "exact_match") & ev["length"].between(4, 5)]
+    for level in ("none", "learned"):
+        seeds = ev[ev["pos_enc"] == level].groupby("seed")["value"].mean()
+        ours = f"{seeds.mean():.2f} (seeds {seeds.min():.2f} to {seeds.max():.2f}, n = {len(seeds)})"
+        theirs = f"{pub['values'][level]:.2f}" if level in pub["values"] else "not published"
+        assert f"<tr><td>{level}</td><td>{ours}</td><td>{escape(theirs)}</td></tr>" in section, (level, section)
+    assert str(escape(pub["source"])) in section and str(escape(pub["protocol"])) in section
+    assert "not a target" in section
