@@ -55,7 +55,7 @@ def test_the_docs_block_runs_the_pipeline_as_a_module_on_a_plugin_variant_and_ta
     written = {p.name for p in own.iterdir()} - {".snakemake", "__pycache__"}  # Snakemake's and Python's own
     assert written == {"config", "my_plugin.py", "reports", "results", "workflow"}
     summary = pd.read_csv(own / "results" / "mine" / "summary.csv")
-    assert len(summary) == 8 and set(summary["status"]) == {"ok"}
+    assert len(summary) == 20 and set(summary["status"]) == {"ok"}
     assert sorted(summary["pos_enc"].unique()) == ["none", "ramp"]
     assert sorted(summary["task"].unique()) == ["order", "sign_at"]
     # a task without twins is judged on its own test set: n_test sequences, no certificate
@@ -64,7 +64,7 @@ def test_the_docs_block_runs_the_pipeline_as_a_module_on_a_plugin_variant_and_ta
     assert (summary[summary["task"] == "order"]["test_total"] == 16).all()
     # the study's eval_lengths: every run at 12 and at its own length, by the metric its task declares
     evaluations = pd.read_csv(own / "results" / "mine" / "evaluations.csv")
-    assert sorted(evaluations["length"].unique()) == [8, 12] and len(evaluations) == 16
+    assert sorted(evaluations["length"].unique()) == [8, 12] and len(evaluations) == 40
     metric = dict(zip(evaluations["task"], evaluations["metric"]))
     assert metric == {"order": "accuracy", "sign_at": "sign_accuracy"}
     at_8 = evaluations[evaluations["length"] == 8].merge(summary[["run_id", "test_acc"]], on="run_id")
@@ -75,7 +75,15 @@ def test_the_docs_block_runs_the_pipeline_as_a_module_on_a_plugin_variant_and_ta
     html = (own / "reports" / "ablation_report.html").read_text(encoding="utf-8")
     tables = re.findall(r"<table.*?</table>", html, re.S)
     assert sum("ramp" in table and "sign_at" in table for table in tables) >= 3  # cells, stability, comparisons
-    assert len(list((own / "results" / "runs").iterdir())) == 8  # the run store is the user's
+    assert len(list((own / "results" / "runs").iterdir())) == 20  # the run store is the user's
+    # the claim on the plugin task's own metric at a test length: per seed, sign_accuracy at 12 averaged
+    # over both encodings' runs, five seeds, a verdict with its p
+    [claim] = pd.read_csv(own / "results" / "mine" / "tables" / "claims.csv").to_dict("records")
+    at_12 = evaluations[(evaluations["task"] == "sign_at") & (evaluations["length"] == 12)]
+    per_seed = at_12.groupby("seed")["value"].mean()
+    assert claim["id"] == "sign-read-at-12" and claim["n"] == 5 and 0 < claim["p_value"] <= 1
+    assert claim["share"] == pytest.approx((per_seed >= 0.5).mean())
+    assert claim["verdict"] in ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE") and "sign-read-at-12" in html
 
 
 def _planned_trainings(folder) -> set[str]:
@@ -93,7 +101,7 @@ def test_editing_the_plugin_plans_its_runs_anew_and_leaves_the_built_in_runs_alo
     plugin = folder / "my_plugin.py"
     plugin.write_text(plugin.read_text(encoding="utf-8") + "\n# a comment is a change of the plugin's source\n")
     planned = _planned_trainings(folder)
-    assert len(planned) == int((~built_in).sum()) == 6  # every run that uses ramp or sign_at
+    assert len(planned) == int((~built_in).sum()) == 15  # every run that uses ramp or sign_at
     assert not planned & set(index["hash"])  # under new hashes: the old runs stay in the store
     snakemake(folder, "--cores", "2", "results/mine/runs.csv")
     again = pd.read_csv(folder / "results" / "mine" / "runs.csv")
