@@ -120,3 +120,55 @@ def test_universes_in_words_and_in_a_cell():
     assert scope.universe_text({"lr": 0.003, "epochs": 600}) == "lr=0.003, epochs=600"
     assert scope.universe_words([{"lr": 0.003}, {"lr": 0.01}, {"lr": 0.03}]) == "lr 0.003, 0.01 and 0.03"
     assert scope.universe_words([{"lr": 0.003, "epochs": 2}]) == "lr=0.003, epochs=2"
+
+
+def two_claims_in_three_universes(other_lr: dict):
+    """A study of norm pre at lr 0.01 (six seeds, every one at 0.9) with two claims over lr [0.003,
+    0.01, 0.03]: 'c' (at least 0.5) scoped, 'd' (at least 0.5) not; ``other_lr``: lr -> the six
+    seeds' accuracies there."""
+    cfg = C.validate(mutate(lambda c: c["studies"]["s1"].update(seeds=list(range(6)), claims=[
+        {"id": "c", "statement": "x", **SCOPED, "where": {"norm": "pre"}, "robust_over": {"lr": [0.003, 0.01, 0.03]}},
+        {"id": "d", "statement": "y", **SCOPED, "where": {"norm": "pre"}},
+    ])))  # fmt: skip
+    claims = tuple(cfg.studies["s1"].claims)
+    own = seed_units.StudyRuns("s1", summary(dict.fromkeys(range(6), 0.9), 0.01), ("norm",), claims=claims)
+    other = pd.concat([summary(dict(enumerate(values)), lr) for lr, values in other_lr.items()], ignore_index=True)
+    runs = own.__class__(**{**own.__dict__, "scope": seed_units.StudyRuns("s1", other, ("norm",))})
+    from ablation import claims as claims_table
+
+    table, rows, seeds = claims_table.evaluate_all([runs], {"alpha": 0.05})
+    return table.set_index("id"), rows, seeds
+
+
+def test_the_claims_table_gains_the_scope_and_a_row_per_universe():
+    table, rows, seeds = two_claims_in_three_universes({0.003: [0.9] * 6, 0.03: [0.1] * 6})
+    c = table.loc["c"]
+    assert (c["verdict"], c["scope"]) == ("SUPPORTED", "LIMITED")
+    assert c["scope_detail"] == "holds at lr 0.003 and 0.01; fails at lr 0.03 (each universe at Holm over the 3 universes)"
+    # LIMITED's p: the failing universe's, at Holm over the universes (1/64, first of three)
+    assert c["scope_p"] == pytest.approx(3 / 64)
+    assert table.loc["d", "scope"] == "" and pd.isna(table.loc["d", "scope_p"])
+    assert list(rows["universe"]) == ["lr=0.003", "lr=0.01", "lr=0.03"] and list(rows["own"]) == [False, True, False]
+    assert list(rows["verdict"]) == ["SUPPORTED", "SUPPORTED", "CONTRADICTED"] and set(rows["n"]) == {6}
+    assert list(rows["share"]) == [1.0, 1.0, 0.0] and list(rows["study"]) == ["s1"] * 3
+    # one row per universe and seed, with the claim's band for the figure
+    assert len(seeds) == 18 and set(seeds["band_lo"]) == {0.5} and seeds["band_hi"].isna().all()
+    assert list(seeds[seeds["universe"] == "lr=0.03"]["met"]) == [False] * 6
+
+
+def test_robust_is_decided_at_the_claim_s_step_of_its_family_and_unsettled_names_the_weakest():
+    table, rows, _ = two_claims_in_three_universes({0.003: [0.9] * 6, 0.03: [0.9] * 6})
+    c = table.loc["c"]
+    # every universe 6 of 6: IUT p = 1/64; Holm over the family of c and d (both 1/64): 2/64
+    assert c["scope"] == "ROBUST" and c["scope_p"] == pytest.approx(2 / 64)
+    assert c["scope_detail"].startswith("SUPPORTED in every universe (holds at lr 0.003, 0.01 and 0.03): intersection-union p = 0.0156")
+    table, rows, _ = two_claims_in_three_universes({0.003: [0.9] * 6, 0.03: [0.9, 0.9, 0.9, 0.9, 0.1, 0.1]})
+    c = table.loc["c"]
+    assert c["scope"] == "UNSETTLED"
+    assert "weakest: lr=0.03 (p_sup = 0.344)" in c["scope_detail"]
+    assert "more seed(s) per cell there, every one meeting the claim, would make it ROBUST" in c["scope_detail"]
+
+
+def test_robust_steps_put_the_scope_s_p_in_the_claim_s_place_in_its_family():
+    steps = scope.robust_steps([0.01, 0.02, 0.5], {1: 0.04})
+    assert list(steps) == [1] and steps[1].factor == 2 and steps[1].adjusted == pytest.approx(0.08)

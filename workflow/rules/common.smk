@@ -404,6 +404,22 @@ def scope_files(wildcards):
     ]
 
 
+def scope_seeds_file(wildcards):
+    """A scoped study's seeds in each universe (written beside its claims): its figures draw them.
+    Other studies' figures read no claims output, so a change elsewhere does not redraw them.
+    """
+    if wildcards.study in SCOPED:
+        return f"{RESULTS}/{wildcards.study}/tables/scope_seeds.csv"
+    return []
+
+
+def scope_seeds_arg(wildcards, input):
+    """--scope-seeds FILE for a scoped study; nothing for the others."""
+    return (
+        f"--scope-seeds {shlex.quote(input.scope_seeds)}" if input.scope_seeds else ""
+    )
+
+
 def scope_args(wildcards):
     """--scope STUDY=FOLDER for every scoped study: where the claims rule finds its scope tables."""
     return " ".join(f"--scope {name}={RESULTS}/{name}/scope" for name in SCOPED)

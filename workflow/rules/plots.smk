@@ -7,7 +7,7 @@ rule figures:
         curves=f"{RESULTS}/{{study}}/curves.csv",
         init_grads=f"{RESULTS}/{{study}}/init_grads.csv",
         evaluations=f"{RESULTS}/{{study}}/evaluations.csv",
-        scope_seeds=f"{RESULTS}/{{study}}/tables/scope_seeds.csv",
+        scope_seeds=scope_seeds_file,
     output:
         **{
             figure.name: study_output(figure.name, "Figures")
@@ -25,11 +25,12 @@ rule figures:
         confidence=CFG.stats["confidence"],
         captions=figure_captions,
         outdir=output_dir,
+        scope_seeds=scope_seeds_arg,
     shell:
         "python -m ablation.plots --factors {params.factors:q} --plot {params.plot:q}"
         " --confidence {params.confidence} --summary {input.summary:q} --curves {input.curves:q}"
         " --init-grads {input.init_grads:q} --evaluations {input.evaluations:q}"
-        " --scope-seeds {input.scope_seeds:q}"
+        " {params.scope_seeds}"
         " --outdir {params.outdir:q} > {log:q} 2>&1"
 
 
