@@ -6,6 +6,7 @@ claim's verdict and its words into claims.csv and the report."""
 import textwrap
 
 import pandas as pd
+import pytest
 import yaml
 
 from conftest import REPO, snakemake
@@ -39,6 +40,7 @@ CONFIG = {
 }  # fmt: skip
 
 
+@pytest.mark.slow  # a Snakemake run of its own, a minute or more on 2 cores
 def test_a_plugins_claim_kind_gets_a_verdict_through_the_pipeline_used_as_a_module(tmp_path):
     (tmp_path / "workflow").mkdir()
     (tmp_path / "config").mkdir()

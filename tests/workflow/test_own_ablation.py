@@ -51,6 +51,7 @@ def own(tmp_path_factory):
     return folder / "my-ablation"
 
 
+@pytest.mark.slow  # a Snakemake run of its own, a minute or more on 2 cores
 def test_the_docs_block_runs_the_pipeline_as_a_module_on_a_plugin_variant_and_task(own):
     written = {p.name for p in own.iterdir()} - {".snakemake", "__pycache__"}  # Snakemake's and Python's own
     assert written == {"config", "my_plugin.py", "reports", "results", "workflow"}
@@ -92,6 +93,7 @@ def _planned_trainings(folder) -> set[str]:
     return set(re.findall(r"(?:local)?rule train:\s+output: results/runs/([0-9a-f]{16})/metrics\.csv", proc.stdout))
 
 
+@pytest.mark.slow  # a Snakemake run of its own, a minute or more on 2 cores
 def test_editing_the_plugin_plans_its_runs_anew_and_leaves_the_built_in_runs_alone(own, tmp_path):
     folder = tmp_path / "my-ablation"
     shutil.copytree(own, folder, symlinks=True)

@@ -10,6 +10,7 @@ claims, trained, judged and reported by Snakemake.
 Six seeds: 1/64 per universe, decisive at Holm over the two claims and over the two universes."""
 
 import pandas as pd
+import pytest
 import yaml
 
 from conftest import copy_project, snakemake
@@ -35,6 +36,7 @@ CONFIG = {
 }  # fmt: skip
 
 
+@pytest.mark.slow  # a Snakemake run of its own, a minute or more on 2 cores
 def test_a_universe_false_by_construction_makes_the_claim_limited_and_one_true_everywhere_robust(tmp_path):
     work = copy_project(tmp_path)
     (work / "config" / "scoped.yaml").write_text(yaml.safe_dump(CONFIG, sort_keys=False))
