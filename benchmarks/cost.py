@@ -11,8 +11,9 @@ times the median seconds per unit of that study's measured runs (of every study'
 runs in ``--old-runs`` (a folder with ``<study>/summary.csv``, such as an earlier commit's
 ``reference/``: every run it trained, adaptive rounds included); this design is each study's
 ``runs.csv`` under ``--results`` (every round it trained), or its first round where the study has
-not run. Prints, per study and in total: runs, seconds (how many measured, how many modelled) and
-the ratio this design / earlier design.
+not run, with its claims' scope runs (robust_over) counted in; a study the earlier design lacks
+costs it nothing. Prints, per study and in total: runs, seconds (how many measured, how many
+modelled) and the ratio this design / earlier design.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
 
 from ablation import config as ablation_config  # noqa: E402 (the package lives under scripts/)
+from ablation import design  # noqa: E402
 from ablation import plan as ablation_plan  # noqa: E402
 from ablation import settings as S  # noqa: E402
 
@@ -64,12 +66,22 @@ def price(hashes: list[str], grid: dict, store: Path, per_unit: float) -> tuple[
     return total, measured, modelled
 
 
+def trained(index: Path, first_round: list) -> list[str]:
+    """The hashes of a runs.csv (every round trained), or of the first round where it is missing."""
+    return pd.read_csv(index, dtype={"hash": str})["hash"].tolist() if index.exists() else [r.hash for r in first_round]
+
+
 def study_cost(study, old_runs: Path, results: Path, store: Path, fallback: float) -> dict:
-    old = pd.read_csv(old_runs / study.name / "summary.csv", dtype={"hash": str})["hash"].tolist()
-    index = results / study.name / "runs.csv"
-    new = (pd.read_csv(index, dtype={"hash": str})["hash"].tolist() if index.exists()
-           else [r.hash for r in study.runs()])  # fmt: skip
-    grid = runs_by_hash(study, max(max(study.seeds) + 1, 64))
+    """A study of the earlier design against this design's; a study the earlier design lacks costs it
+    nothing. This design's runs include its scope's (claims with robust_over: the runs of their other
+    universes, results/<study>/scope/runs.csv)."""
+    old_summary = old_runs / study.name / "summary.csv"
+    old = pd.read_csv(old_summary, dtype={"hash": str})["hash"].tolist() if old_summary.exists() else []
+    new = trained(results / study.name / "runs.csv", study.runs())
+    seeds = range(max(max(study.seeds) + 1, 64))
+    scoped = design.scope_runs(study, list(seeds)) if design.scope_settings(study) else []
+    new += trained(results / study.name / "scope" / "runs.csv", design.scope_runs(study, study.seeds)) if scoped else []
+    grid = runs_by_hash(study, len(seeds)) | {r.hash: r for r in scoped}
     ratios = [s / S.cost_estimate(grid[h].settings) for h in set(old) | set(new)
               if h in grid and (s := measured_seconds(store, h)) is not None]  # fmt: skip
     per_unit = float(np.median(ratios)) if ratios else fallback
@@ -77,6 +89,7 @@ def study_cost(study, old_runs: Path, results: Path, store: Path, fallback: floa
     n, nm, no = price(new, grid, store, per_unit)
     return {"study": study.name, "old_runs": len(old), "old_seconds": round(o), "old_measured": om, "old_modelled": oo,
             "new_runs": len(new), "new_seconds": round(n), "new_measured": nm, "new_modelled": no,
+            "new_scope_runs": sum(h in {r.hash for r in scoped} for h in new),
             "ratio": round(n / o, 3) if o else float("nan"), "seconds_per_unit": per_unit}  # fmt: skip
 
 
@@ -92,8 +105,7 @@ def main(argv=None) -> int:
     results = args.results or Path(cfg.outdir) / "results"
     # a study with no measured run is priced at the median seconds per unit of the store's runs
     fallback = ablation_plan.seconds_per_unit(args.store, limit=10**6)[0]
-    rows = [study_cost(study, args.old_runs, results, args.store, fallback) for study in cfg.studies.values()
-            if (args.old_runs / study.name / "summary.csv").exists()]  # fmt: skip
+    rows = [study_cost(study, args.old_runs, results, args.store, fallback) for study in cfg.studies.values()]
     table = pd.DataFrame(rows)
     total = table[["old_runs", "old_seconds", "old_measured", "old_modelled", "new_runs", "new_seconds",
                    "new_measured", "new_modelled"]].sum()  # fmt: skip
