@@ -44,10 +44,10 @@ METRIC_WORDS = {"test_acc": "test accuracy", "converged": "share of runs that co
 EMPTY = ""
 """What a table shows for a value that does not apply (a footnote under each table says so)."""
 PLAIN_COLUMN = "sentence"
-SCOPE_FIGURE = "where_it_holds"  # shown in "Where it holds", beside the scope tables, not in the study's figures
-SCOPE_SHOWN = ["universe", "own", "verdict", "n", "share", "p_sup", "p_con", "p_holm", "robustness"]
 """The claims table's column a verdict row shows: the verdict in one plain sentence. Where the
 table has none, the first clause of its ``evidence`` (what the seeds show) stands in."""
+SCOPE_FIGURE = "where_it_holds"  # shown in "Where it holds", beside the scope tables, not in the study's figures
+SCOPE_SHOWN = ["universe", "own", "verdict", "n", "share", "p_sup", "p_con", "p_holm", "robustness"]
 
 
 def _img(path: Path) -> str:

@@ -36,7 +36,6 @@ from .kinds import Claim
 from .seed_units import StudyRuns
 from .verdicts import HolmStep, Judge, Result
 
-SCOPES = ("ROBUST", "LIMITED", "UNSETTLED")
 SCOPE_COLUMNS = ["id", "universe", "own", "verdict", "p_sup", "p_con", "p_holm", "n", "share", "robustness", "evidence"]
 SEED_COLUMNS = ["id", "universe", "own", "cell", "seed", "lo", "hi", "met", "band_lo", "band_hi"]
 
