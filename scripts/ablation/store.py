@@ -28,6 +28,7 @@ from pathlib import Path
 from . import io
 from . import settings
 from .config import ConfigError, Study, load
+from .data import evaluated_lengths, lengths_key
 from .design import adaptive_block, every_run, index_row, scope_runs, scope_settings
 
 STORE = Path("results/runs")
@@ -39,6 +40,11 @@ INDEX_KEYS = ("run_id", "hash")  # then the factors, then seed
 
 def is_complete(run_dir: Path) -> bool:
     return (Path(run_dir) / "metrics.csv").is_file()
+
+
+def evaluation_file(store: Path, run_hash: str, run_settings, eval_lengths: list[int]) -> Path:
+    """A run's evaluations at a study's eval_lengths and its own trained lengths (rule evaluate's output)."""
+    return Path(store) / run_hash / "evaluations" / f"{lengths_key(evaluated_lengths(run_settings, eval_lengths))}.csv"
 
 
 # ---------------------------------------------------------------- the index of a study

@@ -37,7 +37,6 @@ from pathlib import Path
 import pandas as pd
 
 from . import adaptive, design, forkserver
-from .data import evaluated_lengths, lengths_key
 from . import store as run_store
 from .settings import Settings, cost_estimate, from_dict, run_hash
 
@@ -300,7 +299,7 @@ def design_jobs(cfg, store: Path, cal: Calibration, every_round: bool, threads: 
     evaluated: dict[str, int | None] = {}
 
     def evaluate(run, eval_lengths, after) -> int | None:  # rule evaluate: one job per run and set of lengths
-        path = Path(store) / run.hash / "evaluations" / f"{lengths_key(evaluated_lengths(run.settings, eval_lengths))}.csv"
+        path = run_store.evaluation_file(store, run.hash, run.settings, eval_lengths)
         if path.as_posix() not in evaluated:
             evaluated[path.as_posix()] = None if path.exists() else add(cal.other_job, after, n_threads=threads)
         return evaluated[path.as_posix()]

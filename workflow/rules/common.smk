@@ -9,7 +9,6 @@ from ablation import adaptive
 from ablation import config as ablation_config
 from ablation import design
 from ablation.config import family_size
-from ablation.data import evaluated_lengths, lengths_key
 from ablation import outputs
 from ablation import progress
 from ablation import store as run_store
@@ -342,8 +341,9 @@ LENGTHS_PATTERN = r"[0-9]+(-[0-9]+)?(_[0-9]+(-[0-9]+)?)*"
 
 def evaluation_file(run_hash, eval_lengths):
     """A run's evaluations at a study's eval_lengths and its own trained lengths."""
-    lengths = evaluated_lengths(RUN_BY_HASH[run_hash].settings, eval_lengths)
-    return f"{STORE}/{run_hash}/evaluations/{lengths_key(lengths)}.csv"
+    return run_store.evaluation_file(
+        STORE, run_hash, RUN_BY_HASH[run_hash].settings, eval_lengths
+    ).as_posix()
 
 
 def study_evaluation_files(wildcards):
