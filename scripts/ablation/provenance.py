@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import importlib.metadata
+import json
 import os
 import platform
 import socket
@@ -37,6 +39,35 @@ def code_sha256() -> str:
     return digest.hexdigest()
 
 
+TRAINING_PATH = ("train.py", "model.py", "architectures.py", "data.py", "settings.py", "registry.py")
+"""The modules whose code computes a run's numbers. train.py's other imports write files (io), record
+where a run came from (provenance), name columns (outputs) or check a plugin (plugins, validation):
+an edit there changes no run, so it is not in the fingerprint. tests/unit/test_fingerprint.py holds
+this list to train.py's import closure."""
+
+
+def torch_version() -> str:
+    """torch's version as its package metadata states it: the plan reads it without importing torch."""
+    try:
+        return importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def training_code() -> dict[str, str]:
+    """sha256 of each module of TRAINING_PATH, by file name."""
+    return {name: hashlib.sha256((PACKAGE_DIR / name).read_bytes()).hexdigest() for name in TRAINING_PATH}
+
+
+def training_fingerprint(threads: int, plugin_code: dict | None = None, code: dict | None = None) -> str:
+    """What a run's training executes, in one sha256: the training path's code (``training_code``),
+    the plugins' code a run uses (its settings' ``plugin_code``), torch's version and the thread count.
+    Two runs of the same settings and fingerprint give the same numbers on one machine."""
+    record = {"code": code if code is not None else training_code(), "plugins": plugin_code or {},
+              "torch": torch_version(), "threads": int(threads)}  # fmt: skip
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
+
+
 def cpu_model() -> str:
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
@@ -57,7 +88,7 @@ def utc_now_iso() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def collect(settings, started_at: str, duration_seconds: float, device: str) -> dict:
+def collect(settings, started_at: str, duration_seconds: float, device: str, threads: int = 1) -> dict:
     """The provenance record of one run."""
     try:
         cpu_capability = torch.backends.cpu.get_cpu_capability()
@@ -70,6 +101,8 @@ def collect(settings, started_at: str, duration_seconds: float, device: str) -> 
         **git_state(),
         "code_sha256": code_sha256(),
         "code_files": [p.relative_to(REPO_DIR).as_posix() for p in code_files()],
+        "training_code": training_code(),
+        "training_fingerprint": training_fingerprint(threads, getattr(settings, "plugin_code", None)),
         "python": platform.python_version(),
         "python_executable": sys.executable,
         "torch": torch.__version__,

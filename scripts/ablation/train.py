@@ -295,7 +295,7 @@ def write_outputs(result: RunResult, outdir, study: str = "", run_id: str = "") 
     io.write_csv(outdir / "curve.csv", result.curve, CURVE_COLUMNS)
     io.write_csv(outdir / "init_grads.csv", result.init_grads, INIT_GRAD_COLUMNS)
     record = provenance.collect(
-        result.settings, result.started_at, time.perf_counter() - result.t_start, result.device_used
+        result.settings, result.started_at, time.perf_counter() - result.t_start, result.device_used, result.threads
     )
     record.update(study=study, run_id=run_id, threads=result.threads)
     io.write_json(outdir / "provenance.json", record)

@@ -10,7 +10,7 @@ import sys
 import pytest
 import torch
 
-from ablation import train
+from ablation import provenance, train
 from ablation.data import make_order_data
 from ablation.architectures import build_model
 from ablation.settings import Settings
@@ -192,6 +192,9 @@ def test_cli_writes_every_file(tmp_path):
     assert prov["settings"] == expected and prov["seed"] == 2 and prov["data_seed"] == 9
     assert prov["torch"] == torch.__version__ and prov["torch_num_threads"] == 1
     assert len(prov["code_sha256"]) == 64 and prov["duration_seconds"] > 0
+    # what the training executed: the training path's code, torch and the thread count, in one hash
+    assert prov["training_code"] == provenance.training_code()
+    assert prov["training_fingerprint"] == provenance.training_fingerprint(1, Settings(**settings).plugin_code)
     for key in ("git_commit", "git_dirty", "numpy", "python", "cpu_model", "cpu_capability", "hostname", "started_at"):
         assert key in prov
 
