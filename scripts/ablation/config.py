@@ -367,10 +367,39 @@ def _check_published(study: str, published: dict | None, factors: dict, base: di
         if published["metric"] not in data.TASKS[name].metrics:
             raise ConfigError(f"{where}metric: {published['metric']!r} is not a metric of task {name} "
                               f"(its metrics: {', '.join(data.TASKS[name].metrics)})")  # fmt: skip
+    for level, value in published["values"].items():
+        for name in tasks:
+            low, high = data.TASKS[name].metrics[published["metric"]].range
+            if not low <= value <= high:
+                hint = f"; did you mean {value / 100:g}?" if low <= value / 100 <= high else ""
+                raise ConfigError(f"{where}values.{level}: {value:g} lies outside {published['metric']}'s range "
+                                  f"[{low:g}, {high:g}]{hint}")  # fmt: skip
     lo, hi = published["lengths"]
-    if lo > hi or not any(lo <= n <= hi for n in eval_lengths):
-        raise ConfigError(f"{where}lengths: the study evaluates no length in [{lo}, {hi}] (eval_lengths: "
-                          f"{', '.join(map(str, eval_lengths)) or 'none'})")  # fmt: skip
+    if lo > hi:
+        raise ConfigError(f"{where}lengths: [{lo}, {hi}] runs backwards; write [{hi}, {lo}]")
+    _check_throughout(f"{where}lengths", lo, hi, set(eval_lengths))
+
+
+def lengths_text(lengths) -> str:
+    """'3, 5-8, 17': sorted lengths with each run of consecutive ones as a range."""
+    out, run = [], []
+    for n in sorted(lengths):
+        if run and n != run[-1] + 1:
+            out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+            run = []
+        run.append(n)
+    if run:
+        out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+    return ", ".join(out)
+
+
+def _check_throughout(where: str, lo: int, hi: int, evaluated: set) -> None:
+    """A range of lengths is read at every length in it: each one must be evaluated, or a mean over
+    "lo-hi" would silently be a mean over fewer lengths than it says."""
+    missing = [n for n in range(lo, hi + 1) if n not in evaluated]
+    if missing:
+        raise ConfigError(f"{where}: [{lo}, {hi}] includes lengths the study does not evaluate: {lengths_text(missing)} "
+                          f"(it evaluates {lengths_text(evaluated) or 'none'})")  # fmt: skip
 
 
 def _eval_lengths(study: str, given) -> list[int]:
@@ -534,9 +563,7 @@ def _check_evaluated(claim: kinds.Claim, where: str, factors, base: dict, eval_l
     for seq_len in levels:
         evaluated |= set(data.task_of(settings.Settings(**(base | {"seq_len": seq_len}))).trained_lengths(
             settings.Settings(**(base | {"seq_len": seq_len}))))  # fmt: skip
-    if not any(lo <= n <= hi for n in evaluated):
-        raise ConfigError(f"{where}lengths: no length the study evaluates lies in {lo}-{hi} (it evaluates "
-                          f"{', '.join(map(str, sorted(evaluated)))})")  # fmt: skip
+    _check_throughout(f"{where}lengths", lo, hi, evaluated)
 
 
 

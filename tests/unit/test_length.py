@@ -336,3 +336,17 @@ def test_eval_lengths_are_a_list_or_a_range_and_in_no_runs_hash():
     assert [r.hash for r in listed.runs()] == [r.hash for r in ranged.runs()] == [r.hash for r in none.runs()]
     assert data.evaluated_lengths(listed.runs()[0].settings, [3, 5, 8]) == [1, 2, 3, 4, 5, 8]  # and the trained ones
     assert data.evaluated_lengths(listed.runs()[0].settings, []) == []
+
+
+@pytest.mark.parametrize("lengths, missing", [([9, 40], "17-40"), ([7, 20], "17-20")])
+def test_a_claims_lengths_must_be_evaluated_throughout_its_range(lengths, missing):
+    from ablation import config as C
+
+    claim = {"id": "c", "statement": "s", "kind": "at_least", "metric": "exact_match", "lengths": lengths, "threshold": 0.5}
+    raw = _config(**TOKEN_STUDY | {"fixed": TOKEN_STUDY["fixed"] | {"positions": 33}, "eval_lengths": {"from": 1, "to": 16},
+                                   "claims": [claim]})  # fmt: skip
+    with pytest.raises(C.ConfigError) as err:
+        C.validate(raw)
+    assert str(err.value).endswith(f"lengths: {lengths} includes lengths the study does not evaluate: {missing} "
+                                   "(it evaluates 1-16)")  # fmt: skip
+    assert "\n" not in str(err.value)
