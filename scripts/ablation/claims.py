@@ -153,7 +153,7 @@ def test_name(claim: Claim, sequential_rule: bool) -> str:
     if sequential_rule:
         return f"{share}, betting e-process on the seeds' outcomes (anytime-valid), p = 1 / largest capital"
     ties = any(part.condition.ties for part in claim.parts)
-    return f"{share}, exact binomial test over seeds" + (" (the sign test)" if ties else "")
+    return f"{share}, exact binomial test over seeds" + (" that changed (the sign test, ties left out)" if ties else "")
 
 
 def _evidence_columns(study: str, claim: Claim, r: Result, step: HolmStep, verdict: str, judge: Judge) -> dict:

@@ -13,14 +13,21 @@ kind           keys                                   a seed meets the condition
 =============  =====================================  =============================================
 at_value       target, tolerance                      its value lies in target +- tolerance
 at_least       threshold                              its value is at least threshold
-equivalent     factor, levels [a, b], margin          its difference b - a lies in +- margin
+equivalent     factor, levels [a, b], margin, ties    its difference b - a lies in +- margin
 not_worse      factor, levels [baseline, other],      its difference other - baseline is at least
-               margin                                 -margin
-better         factor, levels [baseline, treatment]   its difference is above 0 (ties left out)
+               margin, ties                           -margin
+better         factor, levels [baseline, treatment],  its difference is above 0
+               ties
 grad_trend     factor, growing, flat, flat_margin,    the `growing` level's slope of ln(initial
                min_slope                              gradient norm) over layers is above min_slope,
                                                       and the `flat` level's lies in +- flat_margin
 =============  =====================================  =============================================
+
+One tie rule: a comparison's seed is judged on its difference, a tie (a difference of 0) included: a
+tie did not improve (``better``), is not worse (``not_worse``) and lies within the margin
+(``equivalent``). ``ties: exclude`` reads a claim among the seeds where the setting changes the
+outcome (McNemar's reading, natural for a 0/1 metric such as ``converged``): ties count for neither
+verdict.
 
 A claim (``Claim``) is frozen and typed: the keys every claim has, its kind (the object), and the
 kind's own keys with their defaults. ``ablation.config`` builds and validates it once from the config.
@@ -28,7 +35,7 @@ kind's own keys with their defaults. ``ablation.config`` builds and validates it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Mapping
 
@@ -44,10 +51,17 @@ EPS = 1e-9
 # --------------------------------------------------------------------------- what a seed must show
 
 
+def tied(lo, hi, step: float) -> np.ndarray:
+    """Seeds whose difference is known to be 0 (within half the metric's grid step): a tie."""
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    return (lo == hi) & (np.abs(lo) < max(step, 1e-12) / 2)
+
+
 @dataclass(frozen=True)
 class Condition:
-    """What one seed must show: a value in [low, high] (``strict``: above low, not at it); ``ties``:
-    a value at 0 (within half the grid step) is a tie and counts for neither verdict."""
+    """What one seed must show: a value in [low, high] (``strict``: above low, not at it). A value at 0
+    (within half the grid step) is a tie: it meets the condition or not like any value, unless
+    ``ties`` (a claim's ``ties: exclude``) leaves it out of both verdicts."""
 
     low: float
     high: float
@@ -66,11 +80,10 @@ class Condition:
         return above & (lo <= self.high + EPS)
 
     def counted(self, lo, hi, step: float) -> np.ndarray:
-        """Seeds that count for a verdict: all of them, or (``ties``) all but the known zeros."""
+        """Seeds that count for a verdict: all of them, or (``ties``) all but the ties."""
         if not self.ties:
             return np.ones(np.shape(lo), dtype=bool)
-        tol = max(step, 1e-12) / 2
-        return ~((lo == hi) & (np.abs(lo) < tol))
+        return ~tied(lo, hi, step)
 
     @property
     def band(self) -> tuple[float, float]:
@@ -171,6 +184,12 @@ claim_kind = _register(CLAIM_KINDS, "claim kind")
 FACTOR = {"$ref": "#/definitions/claim_factor"}
 LEVELS = {"$ref": "#/definitions/claim_levels"}
 MARGIN = {"$ref": "#/definitions/claim_margin"}
+TIES = {
+    "type": "string", "enum": ["count", "exclude"], "default": "count",
+    "description": "How a seed whose difference is 0 counts: count (by the kind's condition: not an improvement "
+                   "for better, not worse for not_worse, within the margin for equivalent) or exclude (left out of "
+                   "both verdicts: the claim speaks of the seeds where the setting changes the outcome).",
+}  # fmt: skip
 
 
 def pct(x: float) -> str:
@@ -217,15 +236,23 @@ class AtLeast(ClaimKind):
 class Comparison(ClaimKind):
     """A kind on the paired difference levels[1] - levels[0] of one factor, per seed."""
 
-    keys = {"factor": FACTOR, "levels": LEVELS}
+    keys = {"factor": FACTOR, "levels": LEVELS, "ties": TIES}
     level_keys = ("levels",)
+    tie_words = ""  # how a tie counts, in the claim's words
 
     def condition(self, claim) -> Condition:
         raise NotImplementedError
 
     def parts(self, claim):
         a, b = claim.keys["levels"]
-        return [Part(self.condition(claim), compare=(claim.keys["factor"], a, b))]
+        condition = replace(self.condition(claim), ties=claim.keys.get("ties", "count") == "exclude")
+        return [Part(condition, compare=(claim.keys["factor"], a, b))]
+
+    def ties_rule(self, claim) -> str:
+        """How a tie counts, in words."""
+        if claim.keys.get("ties", "count") == "exclude":
+            return "a tie is left out (the claim speaks of the seeds where the setting changes the outcome)"
+        return self.tie_words
 
 
 @claim_kind("equivalent")
@@ -233,13 +260,14 @@ class Equivalent(Comparison):
     """a seed's difference levels[1] - levels[0] lies inside +- margin."""
 
     keys = Comparison.keys | {"margin": MARGIN}
+    tie_words = "a tie lies within the margin"
 
     def condition(self, claim):
         m = claim.keys["margin"]
         return Condition(-m, m, f"differed by at most ±{pp(m)}")
 
     def rule(self, claim):
-        return f"a seed meets the claim when its difference lies within ±{claim.keys['margin']}"
+        return f"a seed meets the claim when its difference lies within ±{claim.keys['margin']}; {self.ties_rule(claim)}"
 
 
 @claim_kind("not_worse")
@@ -247,24 +275,27 @@ class NotWorse(Comparison):
     """a seed's difference levels[1] - levels[0] is at least -margin."""
 
     keys = Comparison.keys | {"margin": MARGIN}
+    tie_words = "a tie is not worse"
 
     def condition(self, claim):
         m = claim.keys["margin"]
         return Condition(-m, np.inf, f"lost at most {pp(m)}")
 
     def rule(self, claim):
-        return f"a seed meets the claim when its difference is at least -{claim.keys['margin']}"
+        return f"a seed meets the claim when its difference is at least -{claim.keys['margin']}; {self.ties_rule(claim)}"
 
 
 @claim_kind("better")
 class Better(Comparison):
-    """a seed's difference levels[1] - levels[0] is above 0 (the sign test; ties left out)."""
+    """a seed's difference levels[1] - levels[0] is above 0 (a tie did not improve)."""
+
+    tie_words = "a tie did not improve"
 
     def condition(self, claim):
-        return Condition(0.0, np.inf, "improved", strict=True, ties=True)
+        return Condition(0.0, np.inf, "improved", strict=True)
 
     def rule(self, claim):
-        return "a seed meets the claim when its difference is above 0 (ties left out)"
+        return f"a seed meets the claim when its difference is above 0; {self.ties_rule(claim)}"
 
 
 @claim_kind("grad_trend")

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import measures, seed_units, seedtests, significance
+from . import kinds, measures, seed_units, seedtests, significance
 from .kinds import Claim, Part
 from .outputs import CERTIFICATE_COLUMNS
 from .seed_units import Cell, StudyRuns
@@ -107,7 +107,25 @@ class Evidence:
     mean: float  # of the seeds' known values
 
 
+def tally(cell: Cell) -> tuple[int, int, int, int]:
+    """A comparison cell's seeds by the sign of their difference: (improved, worsened, tied, unknown:
+    a diverged run's seed whose interval straddles 0)."""
+    tol = max(cell.step, 1e-12) / 2
+    tie = kinds.tied(cell.lo, cell.hi, cell.step)
+    improved, worsened = int((cell.lo >= tol).sum()), int((cell.hi <= -tol).sum())
+    return improved, worsened, int(tie.sum()), cell.n - improved - worsened - int(tie.sum())
+
+
+def tally_words(cell: Cell) -> str:
+    """'7 improved, 2 worsened, 1 tied of 10 seeds': what a comparison's seeds show, ties included."""
+    improved, worsened, tie, unknown = tally(cell)
+    more = f", {unknown} unknown (a diverged run)" if unknown else ""
+    return f"{improved} improved, {worsened} worsened, {tie} tied{more} of {cell.n} seeds"
+
+
 def cell_evidence(claim: Claim, part: Part, cell: Cell, sequential_rule: bool, alpha: float) -> Evidence:
+    """One cell's evidence: the seeds that meet the condition (a comparison's in the words of its tie
+    rule: how many improved, worsened and tied), the p-values of both verdicts."""
     cond = part.condition
     counted = cond.counted(cell.lo, cell.hi, cell.step)
     sure, possible = cond.sure(cell.lo, cell.hi) & counted, cond.possible(cell.lo, cell.hi) & counted
@@ -115,8 +133,15 @@ def cell_evidence(claim: Claim, part: Part, cell: Cell, sequential_rule: bool, a
     known = cell.known()
     mean = float(cell.lo[known].mean()) if known.any() else np.nan
     unsure = int((possible & ~sure).sum())
-    ties = cell.n - n
-    words = f"{k} of {n} seeds {cond.words}" + (f" ({ties} tied)" if ties else "")
+    met = f"{k} of {n} seeds {cond.words}"
+    if part.compare is None:
+        words = met
+    elif cond.ties:  # ties left out: the claim speaks of the seeds that changed
+        words = f"{tally_words(cell)}; {k} of the {n} that changed {cond.words}"
+    elif cond.strict and cond.low == 0 and not np.isfinite(cond.high):  # the condition is the improvement
+        words = f"{tally_words(cell)} ({claim.kind.ties_rule(claim)})"
+    else:
+        words = f"{met} ({tally_words(cell)}; {claim.kind.ties_rule(claim)})"
     if unsure:
         words += f"; {unsure} seed(s) with a diverged run count against each verdict"
     if claim.estimand == "mean":

@@ -17,7 +17,7 @@ from ablation.config import Study
 STATS = {"confidence": 0.95, "n_resamples": 99, "converged_threshold": 0.95, "alpha": 0.05}
 ADAPTIVE = {"max_seeds": 20, "batch": 5}
 BETTER = {"id": "warm-helps", "statement": "s", "kind": "better", "factor": "warmup", "levels": [0, 100],
-          "where": {"norm": "post"}, "metric": "converged"}  # fmt: skip
+          "where": {"norm": "post"}, "metric": "converged", "ties": "exclude"}  # fmt: skip
 NOT_WORSE = {"id": "pre-ok", "statement": "s", "kind": "not_worse", "factor": "norm", "levels": ["post", "pre"],
              "where": {"warmup": 0}, "metric": "converged", "margin": 0.1}  # fmt: skip
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import replace
 import itertools
 import json
 import re
@@ -459,16 +460,44 @@ def test_not_worse_is_one_sided():
     assert verdict(c, study(lambda cell, s: 0.9 - (0.1 if cell["norm"] == "pre" else 0.0)))[0] == "CONTRADICTED"
 
 
-def test_better_is_the_sign_test_on_the_seeds_that_are_not_tied():
+def test_better_counts_a_tie_as_no_improvement_and_ties_exclude_leaves_it_out():
     c = claim("better", factor="norm", levels=["post", "pre"], where={"pos_enc": "sinusoidal"})
-    # pre wins at 6 seeds, ties at 2 (seeds 0 and 1): the sign test over the 6 untied seeds
+    # pre wins at 6 seeds, ties at 2 (seeds 0 and 1): 6 of 8 improved, the binomial test over all 8
     summary = study(lambda cell, s: 0.8 + (0.05 if cell["norm"] == "pre" and s >= 2 else 0.0))
     v, row = verdict(c, summary)
+    assert v == "INCONCLUSIVE" and row["p_value"] == pytest.approx(sps.binomtest(6, 8, 0.5, "greater").pvalue)
+    assert "6 improved, 0 worsened, 2 tied of 8 seeds (a tie did not improve)" in row["evidence"] and row["n"] == 8
+    # among the seeds where the setting changes the outcome: the sign test over the 6 that changed
+    excluded = claim("better", factor="norm", levels=["post", "pre"], where={"pos_enc": "sinusoidal"}, ties="exclude")
+    v, row = verdict(excluded, summary)
     assert v == "SUPPORTED" and row["p_value"] == pytest.approx(sps.binomtest(6, 6, 0.5, "greater").pvalue)
-    assert "6 of 6 seeds improved (2 tied)" in row["evidence"] and row["n"] == 8
+    assert "6 improved, 0 worsened, 2 tied of 8 seeds; 6 of the 6 that changed improved" in row["evidence"]
+    assert "a tie is left out" in row["rule"]
     worse = study(lambda cell, s: 0.8 - (0.05 if cell["norm"] == "pre" else 0.0))
     assert verdict(c, worse)[0] == "CONTRADICTED"
-    assert verdict(c, study(lambda cell, s: 0.8))[0] == "INCONCLUSIVE"  # every seed tied
+
+
+def test_a_better_claim_whose_levels_tie_in_every_seed_is_contradicted_unless_ties_are_left_out():
+    tied = study(lambda cell, s: 0.8)
+    c = claim("better", factor="norm", levels=["post", "pre"], where={"pos_enc": "sinusoidal"})
+    v, row = verdict(c, tied)
+    assert v == "CONTRADICTED" and "0 improved, 0 worsened, 8 tied of 8 seeds" in row["sentence"]
+    excluded = claim("better", factor="norm", levels=["post", "pre"], where={"pos_enc": "sinusoidal"}, ties="exclude")
+    assert verdict(excluded, tied)[0] == "INCONCLUSIVE"
+
+
+@pytest.mark.parametrize("kind, keys, met", [("not_worse", {"margin": 0.0}, "8 of 8 seeds lost at most 0 pp"),
+                                             ("equivalent", {"margin": 0.0}, "8 of 8 seeds differed by at most ±0 pp")])
+def test_a_tie_is_not_worse_and_within_the_margin_in_the_claims_words(kind, keys, met):
+    c = claim(kind, factor="norm", levels=["post", "pre"], where={"pos_enc": "sinusoidal"}, **keys)
+    v, row = verdict(c, study(lambda cell, s: 0.8))
+    tie_words = {"not_worse": "a tie is not worse", "equivalent": "a tie lies within the margin"}[kind]
+    assert v == "SUPPORTED" and f"{met} (0 improved, 0 worsened, 8 tied of 8 seeds; {tie_words})" in row["evidence"]
+
+
+def test_ties_exclude_is_for_comparisons_only():
+    with pytest.raises(ValueError, match="unknown key 'ties'"):
+        built(claim("at_least", threshold=0.9, ties="exclude"))
 
 
 def test_a_claim_over_cells_shows_the_cell_that_decides():
@@ -787,7 +816,10 @@ def test_the_family_is_named_as_the_config_asks():
 def test_the_rule_names_its_test_in_words_for_each_kind_and_estimand():
     better = claim("better", factor="norm", levels=["post", "pre"], where={"pos_enc": "sinusoidal"})
     row = verdict(better, study(lambda cell, s: 0.9 + 0.05 * (cell["norm"] == "pre")))[1]
-    assert "share > 0.5, exact binomial test over seeds (the sign test);" in row["rule"]
+    assert "share > 0.5, exact binomial test over seeds; " in row["rule"] and "a tie did not improve" in row["rule"]
+    excluded = dict(better, ties="exclude")
+    row = verdict(excluded, study(lambda cell, s: 0.9 + 0.05 * (cell["norm"] == "pre")))[1]
+    assert "share > 0.5, exact binomial test over seeds that changed (the sign test, ties left out);" in row["rule"]
     share = verdict(claim("at_least", where={"pos_enc": "sinusoidal"}, threshold=0.97, share=0.75), study(lambda cell, s: 1.0))[1]
     assert "share > 0.75, exact binomial test over seeds;" in share["rule"] and "(the sign test)" not in share["rule"]
 
@@ -813,7 +845,7 @@ def test_what_would_decide_an_undecided_claim_says_when_holm_holds_it_back_or_no
 def test_a_cells_words_count_ties_and_seeds_a_diverged_run_leaves_unsure():
     better = claim("better", factor="norm", levels=["post", "pre"], where={"pos_enc": "sinusoidal"})
     row = verdict(better, study(lambda cell, s: 0.9 + 0.05 * (cell["norm"] == "pre" and s < 6)))[1]
-    assert "6 of 6 seeds improved (2 tied)" in row["evidence"]
+    assert "6 improved, 0 worsened, 2 tied of 8 seeds (a tie did not improve)" in row["evidence"]
     c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.97)
     summary = study(lambda cell, s: 1.0)
     first = (summary["pos_enc"] == "sinusoidal") & (summary["norm"] == "post") & (summary["seed"] == 0)
@@ -890,7 +922,9 @@ def test_a_difference_within_half_a_grid_step_of_zero_is_a_tie_and_a_diverged_se
     step = 1 / 300
     lo = np.array([0.0, 0.4 * step, -0.45 * step, 0.5 * step, -0.6 * step, step, -1.0])
     hi = np.where(lo == -1.0, 1.0, lo)  # the last seed's run diverged: its difference is unknown
-    assert better.counted(lo, hi, step).tolist() == [False, False, False, True, True, True, True]
+    assert better.counted(lo, hi, step).all()  # a tie counts: it did not improve
+    excluded = replace(better, ties=True)  # ties: exclude
+    assert excluded.counted(lo, hi, step).tolist() == [False, False, False, True, True, True, True]
     assert conditions("at_least", threshold=0.5)[0].counted(lo, hi, step).all()
 
 

@@ -592,6 +592,7 @@ def test_every_kind_of_claim_is_accepted_with_its_defaults_filled_in():
                   "metric": "test_acc" if kind != "grad_trend" else None}  # fmt: skip
         common |= {k: v for k, v in keys.items() if k in common}
         own = {k: v for k, v in keys.items() if k not in common} | ({"min_slope": 0} if kind == "grad_trend" else {})
+        own |= {"ties": "count"} if "levels" in keys else {}  # a comparison counts its ties by default
         assert out.kind.name == kind and out.id == "c" and out.statement == "x", kind
         assert {k: getattr(out, k) for k in common} == common and out.keys == own, kind
         assert out.to_dict() == {**base, "kind": kind, **keys}, kind  # the mapping as the config gave it
@@ -838,7 +839,7 @@ def test_exact_messages_of_files(tmp_path, name, data, message):
          " kind, where, metric, lengths, cells, estimand, share, robust_over, exact, threshold"),
         (claim(kind="better", factor="norm", levels=["post", "pre"], margin=0.1),
          "study 's1': claim 'c': unknown key 'margin'; allowed: id, statement, source, note, kind, where, metric, lengths,"
-         " cells, estimand, share, robust_over, exact, factor, levels"),
+         " cells, estimand, share, robust_over, exact, factor, levels, ties"),
     ],
     ids=["d_model-schema-default", "heads-schema-default", "claim-unknown-key", "claim-key-of-another-kind"],
 )  # fmt: skip
