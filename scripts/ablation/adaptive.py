@@ -38,8 +38,8 @@ from .design import seed_sequence
 
 STATES = ("resolved", "fragile", "max_seeds", "unreachable", "open", "fixed design", "exact")
 ROUND_CLAIM_COLUMNS = [
-    "round", "id", "kind", "inference", "n_seeds", "p_sup", "p_con", "p_family", "verdict", "state", "next_seeds",
-    "scope", "scope_next",
+    "round", "id", "kind", "inference", "n_seeds", "p_sup", "p_con", "p_family", "verdict", "state", "why", "next_seeds",
+    "scope", "scope_next", "scope_why",
 ]  # fmt: skip
 
 
@@ -66,20 +66,23 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
              scope_summary: pd.DataFrame | None = None) -> list[dict]:  # fmt: skip
     """Each claim's anytime-valid p-values, its verdict and its state (``STATES``).
 
-    A round decides a claim as the claims rule does (``verdicts.decided``), at the Holm step-down over
-    its family on the p-values the seeds give so far (``p_family``: the Holm-adjusted p). Every p
-    only falls as seeds arrive (1 / the largest capital so far; a fixed-design grad_trend's p is
-    that of the first round's seeds), and a Holm-adjusted p only falls when any p of its family
-    does, so a claim the rounds stop as resolved keeps its verdict in the claims table, whatever
-    later rounds add. A family wider than the study (``family_size`` above the study's non-exact
-    claims: ``stats.family: config``) has p-values this round cannot see: there Bonferroni over
-    ``family_size``, the worst Holm position. Reachability asks for Holm's next step: alpha over the
-    number of claims still undecided (over ``family_size`` in a wider family).
+    A round decides a claim as the claims rule does (``verdicts.decided``), at its step of the family's
+    one procedure over its claims and their scopes (``scope.family_steps``, Holm's step-down without
+    scopes) on the p-values the seeds give so far (``p_family``: the adjusted p). Every p only falls
+    as seeds arrive (1 / the largest capital so far; a fixed-design grad_trend's p is that of the
+    first round's seeds), and an adjusted p only falls when any p of its family does, so a claim the
+    rounds stop as resolved keeps its verdict in the claims table, whatever later rounds add. A
+    family wider than the study (``family_size`` above the study's non-exact claims: ``stats.family:
+    config``) has p-values this round cannot see: they count as 1, which can only make this round's
+    steps harder than the claims table's. Reachability asks for Holm's next step: alpha over the
+    number of claims still undecided (over ``family_size`` in a wider family); a claim no further
+    seeds could decide gets none (``unreachable``, its ``why`` in one sentence).
     Exact claims are checked on every run and need no rounds.
 
     A claim with ``robust_over`` is also judged in each of its universes (``scope_summary``: the
-    scope's runs so far), each on its own e-process; while its scope is UNSETTLED, the universe whose
-    p is largest among those still undecided (the weakest) is its ``scope_target``, to get seeds."""
+    scope's runs so far), each on its own e-process; while its scope is UNSETTLED and its verdict at
+    the study's setting is reached, the undecided universe whose p is largest (the weakest) among
+    those further seeds could still decide is its ``scope_target``, to get seeds."""
     judge = Judge.of(stats_cfg)
     design_ = {"seeds": list(study.seeds), **adaptive}
     scope_runs = None if scope_summary is None else StudyRuns(study.name, scope_summary, tuple(study.factor_names), None,
@@ -89,13 +92,15 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
     for i, c in enumerate(runs.claims):
         row = {"id": c.id, "kind": c.kind.name, "claim": c, "n_seeds": len(study.seeds), "p_sup": np.nan,
                "p_con": np.nan, "p_family": np.nan, "verdict": "", "state": "fixed design",
-               "inference": "fixed design (first round's seeds)"}  # fmt: skip
+               "inference": "fixed design (first round's seeds)", "why": ""}  # fmt: skip
         rows.append(row)
         if c.exact:
             row.update(state="exact", inference="exact (every run's twin certificate)")
             continue
         tested[i] = verdicts.claim_test(c, runs, judge) if c.sequential else None
-    holm = _holm_positions(tested, family_size)
+    scoped = {i: scope.test_universes(runs.claims[i], runs, judge) for i, r in tested.items()
+              if r is not None and runs.claims[i].robust_over and runs.scope is not None}  # fmt: skip
+    holm, scope_steps = _family_positions(tested, scoped, family_size)
     for i, r in tested.items():
         if r is not None:  # no bounded statistic (grad_trend): no anytime-valid rule, no rounds
             rows[i].update(inference="anytime-valid (betting e-process)", n_seeds=r.n, p_sup=r.p_sup, p_con=r.p_con,
@@ -114,23 +119,36 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
             robustness=lambda: verdicts.robustness(claim, runs, judge, holm[i], verdict, r.seeds),
             can_resolve=lambda: verdicts.reachable(claim, runs, judge, judge.alpha / undecided),
         )  # fmt: skip
-        if claim.robust_over and runs.scope is not None:  # no scope summary: its universes are not judged
-            rows[i].update(_scope_round(claim, runs, judge, holm[i], adaptive["max_seeds"]))
+        if rows[i]["state"] in ("unreachable", "max_seeds"):
+            rows[i]["why"] = verdicts.futility(claim, runs, r, judge, HolmStep(undecided))
+        if i in scoped:  # no scope summary: its universes are not judged
+            rows[i].update(_scope_round(claim, scoped[i], judge, holm[i], *scope_steps[i]))
     return rows
 
 
-def _scope_round(claim, runs: StudyRuns, judge: Judge, step: HolmStep, max_seeds: int) -> dict:
-    """A scoped claim's scope after a round and, while it is UNSETTLED, the weakest universe still
-    undecided that can take more seeds (``scope_target``: its settings and whether it is the study's own)."""
-    tested = scope.test_universes(claim, runs, judge)
-    s = scope.judge_scope(tested, judge, step)
+def _scope_round(claim, tested: list, judge: Judge, step: HolmStep, robust: HolmStep, fails: list) -> dict:
+    """A scoped claim's scope after a round and, while it is UNSETTLED with its verdict at the study's
+    setting reached (a scope describes that verdict: before it, no universe can settle), the weakest
+    universe still undecided whose remaining seeds could still decide it (``scope_target``: its
+    settings and whether it is the study's own). A universe no further seeds could decide within
+    max_seeds (the futility rule) gets none; ``scope_why`` says so."""
+    s = scope.judge_scope(tested, judge, step, robust, fails)
     out = {"scope": s.label, "scope_target": None}
-    if s.label != "UNSETTLED":
+    if s.label != "UNSETTLED" or s.verdict == "INCONCLUSIVE":
         return out
-    open_ = [k for k, v in enumerate(s.verdicts) if v == "INCONCLUSIVE" and s.results[k].n < max_seeds]
-    if open_:
-        k = max(open_, key=lambda j: min(s.results[j].p_sup, s.results[j].p_con))
+    live, why = [], []
+    for k, v in enumerate(s.verdicts):
+        if v != "INCONCLUSIVE":
+            continue
+        stop = verdicts.futility(claim, s.runs[k], s.results[k], judge, HolmStep())
+        if "max_seeds" in stop:
+            why.append(f"{scope.universe_text(s.universes[k])}: {stop}")
+        else:
+            live.append(k)
+    if live:
+        k = max(live, key=lambda j: min(s.results[j].p_sup, s.results[j].p_con))
         out["scope_target"] = (s.universes[k], s.own[k])
+    out["scope_why"] = "; ".join(why)
     return out
 
 
@@ -147,16 +165,18 @@ def round_state(verdict: str, n: int, max_seeds: int, robustness, can_resolve) -
     return "open" if can_resolve() else "unreachable"
 
 
-def _holm_positions(tested: dict, family_size) -> dict:
-    """Claim index -> its HolmStep at this round: Holm over the study's non-exact claims, or
-    Bonferroni over ``family_size`` when the family is wider than the study. A claim without rounds
-    (grad_trend: its gradients are not read here) counts with p = 1: a Holm-adjusted p never falls
-    when another claim's p rises, so its true p can only make the others' smaller."""
-    m = len(tested)
+def _family_positions(tested: dict, scoped: dict, family_size) -> tuple[dict, dict]:
+    """Claim index -> its step at this round, and scoped claim index -> (ROBUST's step, [each other
+    universe's LIMITED step]): the claims table's one procedure (``scope.family_steps``) on the
+    p-values so far. A claim without rounds (grad_trend: its gradients are not read here) counts with
+    p = 1, and so does each claim of a family wider than the study (``family_size``) that this round
+    cannot see: an adjusted p never falls when another p rises, so their true p-values can only make
+    these steps easier."""
     raw = {i: min(r.p_sup, r.p_con) if r is not None else 1.0 for i, r in tested.items()}
-    if family_size and family_size > m:
-        return {i: HolmStep(family_size, 0.0, min(1.0, family_size * p), family_size) for i, p in raw.items()}
-    return dict(zip(raw, verdicts.holm_steps(list(raw.values()))))
+    order = list(raw)
+    padded = list(raw.values()) + [1.0] * max(0, (family_size or 0) - len(raw))
+    steps, scope_steps = scope.family_steps(padded, {order.index(i): scope.scope_test(t) for i, t in scoped.items()})
+    return dict(zip(order, steps)), {i: scope_steps[order.index(i)] for i in scoped}
 
 
 def plan_round(study: Study, summary: pd.DataFrame, trained: set, stats_cfg: dict, adaptive: dict, family_size=None,

@@ -32,7 +32,7 @@ from .kinds import Claim
 from .outputs import ROBUST
 from .seed_units import StudyRuns
 from .verdicts import (
-    SEEDS_TO_DECIDE_LIMIT, HolmStep, Judge, Result, bounds, certificate, claim_test, decided, direction, holm_steps,
+    SEEDS_TO_DECIDE_LIMIT, HolmStep, Judge, Result, bounds, certificate, claim_test, decided, direction, futility,
     robustness, seeds_to_decide, verdict_alone,
 )  # fmt: skip
 
@@ -77,8 +77,8 @@ def evaluate_family(studies: list[StudyRuns], stats: dict | None = None) -> pd.D
 def evaluate_all(studies: list[StudyRuns], stats: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The claims table (``evaluate_family``), the scope table (a row per universe of each claim with
     ``robust_over``: ``scope.SCOPE_COLUMNS``, with the study first) and its seeds' values
-    (``scope.SEED_COLUMNS``). A claim's scope is decided at its step of its family's Holm step-down
-    run again with each scoped claim's ROBUST p in its place (``scope.robust_steps``)."""
+    (``scope.SEED_COLUMNS``). A family's claims and their scopes' hypotheses are judged by one
+    procedure (``scope.family_steps``: Holm's step-down when no claim has a scope)."""
     judge = Judge.of(stats)
     judged = [Judged(runs, c, None if c.exact else claim_test(c, runs, judge)) for runs in studies for c in runs.claims]
     families: dict[str, list[int]] = {}
@@ -88,13 +88,14 @@ def evaluate_all(studies: list[StudyRuns], stats: dict | None = None) -> tuple[p
     steps, scopes = {}, {}
     for members in families.values():
         raw = [min(judged[i].result.p_sup, judged[i].result.p_con) for i in members]
-        for i, step in zip(members, holm_steps(raw)):
-            steps[i] = step
         tested = {k: scope.test_universes(judged[i].claim, judged[i].runs, judge) for k, i in enumerate(members)
                   if judged[i].claim.robust_over}  # fmt: skip
-        robust = scope.robust_steps(raw, {k: max(result.p_sup for *_, result in t) for k, t in tested.items()})
+        claim_steps, scope_steps = scope.family_steps(raw, {k: scope.scope_test(t) for k, t in tested.items()})
+        for i, step in zip(members, claim_steps):
+            steps[i] = step
         for k, t in tested.items():
-            scopes[members[k]] = scope.judge_scope(t, judge, robust[k])
+            robust, fails = scope_steps[k]
+            scopes[members[k]] = scope.judge_scope(t, judge, claim_steps[k], robust, fails)
     rows, scope_rows, seed_rows = [], [], []
     for i, j in enumerate(judged):
         rows.append(_row(j, steps.get(i, HolmStep()), judge) | _scope_columns(j.claim, scopes.get(i), judge))
@@ -128,7 +129,7 @@ def _row(judged: Judged, step: HolmStep, judge: Judge) -> dict:
         seeds = sorted(sub["seed"].unique(), key=str)
     else:
         verdict = decided(r.p_sup, r.p_con, step, judge.alpha)
-        row.update(verdict=verdict, **_evidence_columns(runs.name, claim, r, step, verdict, judge))
+        row.update(verdict=verdict, **_evidence_columns(runs, claim, r, step, verdict, judge))
         seeds = list(r.seeds)
     row["robustness"] = robustness(claim, runs, judge, step, verdict, seeds) if row["n"] >= 2 else float("nan")
     if np.isfinite(row["robustness"]) and row["robustness"] < ROBUST:
@@ -156,7 +157,15 @@ def test_name(claim: Claim, sequential_rule: bool) -> str:
     return f"{share}, exact binomial test over seeds" + (" that changed (the sign test, ties left out)" if ties else "")
 
 
-def _evidence_columns(study: str, claim: Claim, r: Result, step: HolmStep, verdict: str, judge: Judge) -> dict:
+def procedure_words(step: HolmStep) -> str:
+    """The family's multiplicity procedure in words."""
+    if step.scoped:
+        return (f"one step-down over the {step.size} claim(s) of its family and their scopes' {step.scoped} "
+                "hypotheses (graphical procedure)")  # fmt: skip
+    return f"Holm over the {step.size} claim(s) of its family"
+
+
+def _evidence_columns(runs: StudyRuns, claim: Claim, r: Result, step: HolmStep, verdict: str, judge: Judge) -> dict:
     """A non-exact claim's row but its verdict: the deciding cell's evidence, the p-values, the
     rule in words, every cell in the detail."""
     alpha = judge.alpha
@@ -164,12 +173,14 @@ def _evidence_columns(study: str, claim: Claim, r: Result, step: HolmStep, verdi
     p = min(r.p_sup, r.p_con)
     towards = direction(r.p_sup, r.p_con) or "neither verdict (equal p-values)"
     evidence = (f"{cell.label}: {'; '.join(e.words for e in ev)}; {test_name(claim, r.sequential)}: p = {p:.3g} for "
-                f"{towards}, Holm over the {step.size} claim(s) of its family ({judge.family_name(study)}): "
-                f"{step.adjusted:.3g} vs alpha {alpha:g}")  # fmt: skip
+                f"{towards}, {procedure_words(step)} ({judge.family_name(runs.name)}): {step.adjusted:.3g} vs alpha "
+                f"{alpha:g}")  # fmt: skip
     if r.n < 2:
         evidence = f"{r.n} seed(s): no verdict from fewer than 2 seeds. " + evidence
     if verdict == "INCONCLUSIVE":
-        evidence += _what_would_decide(claim, r, step, alpha)
+        stop = futility(claim, runs, r, judge, step)
+        evidence += f". No more seeds: {stop}" if "max_seeds" in stop else _what_would_decide(claim, r, step, alpha)
+        evidence += f" ({stop})" if stop and "max_seeds" not in stop else ""
     lo, hi = np.nan, np.nan
     if claim.estimand == "mean" and claim.sequential and cell.n:
         cs_lo, cs_hi = sequential.confidence_sequence(cell.lo[cell.known()], bounds(claim, claim.parts[0]), 1 - judge.confidence)
@@ -182,7 +193,7 @@ def _evidence_columns(study: str, claim: Claim, r: Result, step: HolmStep, verdi
     sentence = f"{'; '.join(e.words for e in ev)}{where}; {verdict}."
     return dict(estimate=ev[0].mean, ci_lo=lo, ci_hi=hi, share=ev[0].met / ev[0].n if ev[0].n else np.nan, sentence=sentence,
                 share_lo=share_lo, share_hi=share_hi, n=r.n, p_value=p, p_holm=step.adjusted,
-                family=judge.family_name(study), evidence=evidence,
+                family=judge.family_name(runs.name), evidence=evidence,
                 rule=(f"{claim.rule()}; {test_name(claim, r.sequential)}; {cells}; decisive when the p survives Holm "
                       f"over its family at alpha {alpha:g}"),
                 detail=f"{r.desc}. {others}")  # fmt: skip

@@ -6,17 +6,25 @@ each one's levels) is judged in every universe: every combination of the levels
 only the combinations the claim reads, at the same seeds (``design.scope_runs``), so a seed's outcomes
 stay paired across universes. In each universe the claim is put to its own test
 (``verdicts.claim_test``: the study's rule, the e-process in an adaptive study). The claim's row keeps
-its verdict at the study's setting and gains a scope:
+its verdict at the study's setting and gains a scope that describes that verdict:
 
-- ROBUST: SUPPORTED in every universe. An intersection-union test: p = the largest of the universes'
-  p_sup. It pays no multiplicity for the number of universes and is valid whatever their dependence
-  through shared seeds (each universe's test is valid on its own). Holm over the claim's family
-  applies to it as to any claim: the family's Holm step-down is run again with each scoped claim's
-  p replaced by this one (``robust_steps``), and ROBUST needs it at alpha there.
-- LIMITED: CONTRADICTED in at least one universe, each universe decided at Holm over the
-  universes (``decide``): the row names where the claim fails and where it holds.
-- UNSETTLED: otherwise. The row names the weakest universe (the largest p_sup) and how many further
-  seeds, every one meeting the claim, would settle it there.
+- ROBUST: the verdict at the study's setting holds in every universe (SUPPORTED everywhere, or
+  CONTRADICTED everywhere). An intersection-union test: p = the largest of the universes' p-values
+  in the verdict's direction. It pays nothing for the number of universes and is valid whatever
+  their dependence through shared seeds (each universe's test is valid on its own).
+- LIMITED: the opposite verdict in some universe; the row names where the claim holds and where it
+  fails. One hypothesis per other universe ("the opposite verdict there").
+- UNSETTLED: otherwise; the row names what is open and why (every seed tied, no further seeds could
+  decide it within max_seeds, or how many would).
+
+One multiplicity procedure judges a family's claims and their scopes together (``family_steps``):
+the graphical procedure of Bretz et al. (2009) over every claim and every scope hypothesis, its
+family-wise error rate at most alpha over both. Each claim starts with an equal share of alpha; a
+scope's hypotheses start with none and inherit their claim's share once its verdict is reached (a
+scope describes a verdict, so it is tested only after it: a gate), half to ROBUST and half split
+among the universes' LIMITED hypotheses; a rejected hypothesis passes its share on (ROBUST's and an
+unscoped claim's to the other claims, a LIMITED one's to its claim's other universes and the other
+claims), so no alpha is spent twice and none is lost. Without scopes the graph is Holm's step-down.
 
 Each universe's verdict, its p-values, seeds, share and leave-one-seed-out robustness are the rows
 of the study's scope table (``tables/scope.csv``, "Where it holds"); its seeds' values are
@@ -36,7 +44,8 @@ from .kinds import Claim
 from .seed_units import StudyRuns
 from .verdicts import HolmStep, Judge, Result
 
-SCOPE_COLUMNS = ["id", "universe", "own", "verdict", "p_sup", "p_con", "p_holm", "n", "share", "robustness", "evidence"]
+SCOPE_COLUMNS = ["id", "universe", "own", "verdict", "p_sup", "p_con", "p_holm", "n", "share", "robustness", "evidence",
+                 "why"]  # fmt: skip
 SEED_COLUMNS = ["id", "universe", "own", "cell", "seed", "lo", "hi", "met", "band_lo", "band_hi"]
 
 
@@ -95,17 +104,64 @@ def _typed(v):
     return v.item() if hasattr(v, "item") else v
 
 
-def decide(p_sup, p_con, robust_step: HolmStep, alpha: float) -> tuple[str, list[str], list[HolmStep]]:
-    """The scope from each universe's p-values: (ROBUST, LIMITED or UNSETTLED; each universe's verdict
-    at Holm over the universes; their Holm steps). ROBUST needs every universe's p_sup below its p_con
-    and the intersection-union p (the largest p_sup) at alpha at the claim's ``robust_step``."""
-    p_sup, p_con = [float(p) for p in p_sup], [float(p) for p in p_con]
-    steps = verdicts.holm_steps([min(s, c) for s, c in zip(p_sup, p_con)])
-    each = [verdicts.decided(s, c, step, alpha) for s, c, step in zip(p_sup, p_con, steps)]
-    robust = all(s < c for s, c in zip(p_sup, p_con)) and max(robust_step.floor, robust_step.factor * max(p_sup)) <= alpha
-    if robust:
-        return "ROBUST", each, steps
-    return ("LIMITED" if "CONTRADICTED" in each else "UNSETTLED"), each, steps
+@dataclass(frozen=True)
+class ScopeTest:
+    """What the family's procedure reads of one scoped claim: the direction of its verdict at the
+    study's setting (None while its p-values point nowhere) and each universe's p-values."""
+
+    direction: str | None
+    p_sup: tuple
+    p_con: tuple
+    own: tuple
+
+    def _toward(self, verdict: str | None) -> list[float]:
+        if verdict is None:
+            return [1.0] * len(self.own)
+        return list(self.p_sup if verdict == "SUPPORTED" else self.p_con)
+
+    @property
+    def p_robust(self) -> float:
+        """ROBUST's intersection-union p: the largest p toward the claim's verdict over the universes."""
+        return max(self._toward(self.direction))
+
+    @property
+    def p_fails(self) -> list[float]:
+        """LIMITED's p per universe but the study's own: the opposite verdict's p there."""
+        opposite = {"SUPPORTED": "CONTRADICTED", "CONTRADICTED": "SUPPORTED"}.get(self.direction)
+        return [p for p, own in zip(self._toward(opposite), self.own) if not own]
+
+
+def family_steps(claim_p: list[float], scoped: dict[int, ScopeTest]) -> tuple[list[HolmStep], dict]:
+    """One procedure for a family: each claim's step (p = the smaller of its two p-values) and, per
+    scoped claim (index into ``claim_p``), (ROBUST's step, [each other universe's LIMITED step]).
+    Without scopes this is Holm's step-down over the claims."""
+    if not scoped:  # the graph is Holm's: statsmodels' adjusted p-values, to the last bit
+        return verdicts.holm_steps(claim_p), {}
+    m = len(claim_p)
+    p, owner = list(claim_p), {}
+    for i, test in scoped.items():
+        owner[i] = (len(p), list(range(len(p) + 1, len(p) + 1 + len(test.p_fails))))
+        p += [test.p_robust, *test.p_fails]
+    weights = np.zeros(len(p))
+    weights[:m] = 1.0 / m if m else 0.0
+    g = np.zeros((len(p), len(p)))
+
+    def share(j: int, to: list[int]) -> None:
+        if to:
+            g[j, to] = 1.0 / len(to)
+
+    for i in range(m):
+        others = [j for j in range(m) if j != i]
+        if i not in owner:
+            share(i, others)
+            continue
+        robust, fails = owner[i]  # a scope has one universe besides the study's own at least
+        g[i, robust], g[i, fails] = 0.5, 0.5 / len(fails)
+        share(robust, others or fails)
+        for f in fails:
+            share(f, ([x for x in fails if x != f] + others) or [robust])
+    steps = verdicts.graph_steps(p, weights, g, m)
+    return steps[:m], {i: (steps[r], [steps[f] for f in fs]) for i, (r, fs) in owner.items()}
 
 
 @dataclass
@@ -113,50 +169,53 @@ class Scope:
     """A claim's verdict in each of its universes, and what they say together."""
 
     label: str
+    verdict: str  # the claim's verdict at the study's setting
     universes: list  # dict per universe
     own: list  # bool per universe
     results: list  # verdicts.Result per universe
-    verdicts: list  # str per universe, at Holm over the universes
-    steps: list  # HolmStep per universe
+    verdicts: list  # str per universe: the verdict the family's procedure reaches there
+    steps: list  # HolmStep per universe: the claim's own, ROBUST's (when ROBUST) or the universe's LIMITED one
     robust_step: HolmStep
     runs: list  # StudyRuns per universe
+    test: ScopeTest
 
     @property
     def p_robust(self) -> float:
-        """The intersection-union p of ROBUST: the largest p_sup over the universes."""
-        return max(r.p_sup for r in self.results)
+        """The intersection-union p of ROBUST: the largest p toward the verdict over the universes."""
+        return self.test.p_robust
 
     @property
     def p(self) -> float:
-        """The scope's p: ROBUST's Holm-adjusted intersection-union p, or for LIMITED the smallest Holm-
-        adjusted p of a universe where the claim fails."""
+        """The scope's adjusted p: ROBUST's, or for LIMITED the smallest of a universe where the
+        opposite verdict holds."""
         if self.label == "LIMITED":
-            return min(s.adjusted for s, v in zip(self.steps, self.verdicts) if v == "CONTRADICTED")
+            return min(step.adjusted for step, v in zip(self.steps, self.verdicts) if v not in (self.verdict, "INCONCLUSIVE"))
         return self.robust_step.adjusted
 
-    @property
-    def weakest(self) -> int:
-        """The universe whose p_sup is largest: the one that holds ROBUST back."""
-        return int(np.argmax([r.p_sup for r in self.results]))
-
     def detail(self, claim: Claim, judge: Judge) -> str:
-        """The scope in words: where the claim holds and fails, and for UNSETTLED what would settle it."""
-        holds = [u for u, v in zip(self.universes, self.verdicts) if v == "SUPPORTED"]
-        fails = [u for u, v in zip(self.universes, self.verdicts) if v == "CONTRADICTED"]
-        open_ = [u for u, v in zip(self.universes, self.verdicts) if v == "INCONCLUSIVE"]
-        parts = ([f"holds at {universe_words(holds)}"] if holds else []) + ([f"fails at {universe_words(fails)}"] if fails else [])
-        parts += [f"undecided at {universe_words(open_)}"] if open_ else []
-        text = "; ".join(parts)
+        """The scope in words: where the claim holds and fails, and for UNSETTLED what is open and why."""
+        if self.verdict == "INCONCLUSIVE":
+            k = self.own.index(True)
+            why = verdicts.open_reason(claim, self.runs[k], self.results[k], judge, self.steps[k])
+            return (f"the verdict at the study's setting ({universe_text(self.universes[k])}) is open ({why}), so no "
+                    "universe is judged against it")  # fmt: skip
+        said = {"SUPPORTED": "holds", "CONTRADICTED": "fails"}
+        groups = {}
+        for universe, v in zip(self.universes, self.verdicts):
+            groups.setdefault(v, []).append(universe)
+        order = [self.verdict] + [v for v in said if v != self.verdict]
+        parts = [f"{said[v]} at {universe_words(groups[v])}" for v in order if v in groups]
         if self.label == "ROBUST":
-            return (f"SUPPORTED in every universe ({text}): intersection-union p = {self.p_robust:.3g}, Holm-adjusted "
-                    f"{self.robust_step.adjusted:.3g} vs alpha {judge.alpha:g}")  # fmt: skip
+            return (f"{self.verdict} in every universe ({'; '.join(parts)}): intersection-union p = {self.p_robust:.3g}, "
+                    f"adjusted {self.robust_step.adjusted:.3g} vs alpha {judge.alpha:g} in the family's procedure")  # fmt: skip
+        open_ = [k for k, v in enumerate(self.verdicts) if v == "INCONCLUSIVE"]
+        why = [f"open at {universe_text(self.universes[k])}: "
+               f"{verdicts.open_reason(claim, self.runs[k], self.results[k], judge, HolmStep())}" for k in open_]  # fmt: skip
         if self.label == "LIMITED":
-            return f"{text} (each universe at Holm over the {len(self.universes)} universes)"
-        w = self.weakest
-        need = verdicts.seeds_to_decide(claim, self.results[w], self.robust_step, judge.alpha).get("SUPPORTED")
-        settle = (f"; at least {need} more seed(s) per cell there, every one meeting the claim, would make it ROBUST"
-                  if need else "")  # fmt: skip
-        return (f"{text}; weakest: {universe_text(self.universes[w])} (p_sup = {self.results[w].p_sup:.3g}){settle}")
+            return "; ".join(parts + why) + f" (adjusted p {self.p:.3g} vs alpha {judge.alpha:g} in the family's procedure)"
+        return "; ".join(parts + why) + (f"; ROBUST needs every universe's p toward {self.verdict} at its step "
+                                          f"(intersection-union p = {self.p_robust:.3g}, adjusted "
+                                          f"{self.robust_step.adjusted:.3g})")  # fmt: skip
 
 
 def test_universes(claim: Claim, runs: StudyRuns, judge: Judge) -> list[tuple[dict, bool, StudyRuns, Result]]:
@@ -165,19 +224,41 @@ def test_universes(claim: Claim, runs: StudyRuns, judge: Judge) -> list[tuple[di
     return [(u, own, r, verdicts.claim_test(claim, r, judge)) for u, own, r in universe_runs(claim, runs, runs.scope)]
 
 
-def judge_scope(tested: list, judge: Judge, robust_step: HolmStep) -> Scope:
-    """The scope the claim's tests in its universes (``test_universes``) give at ``robust_step``."""
+def scope_test(tested: list) -> ScopeTest:
+    """The family procedure's view of a claim's tested universes (``test_universes``)."""
     results = [result for *_, result in tested]
-    label, each, steps = decide([r.p_sup for r in results], [r.p_con for r in results], robust_step, judge.alpha)
-    return Scope(label, [u for u, *_ in tested], [own for _, own, *_ in tested], results, each, steps, robust_step,
-                 [r for _, _, r, _ in tested])  # fmt: skip
+    own = next(result for _, is_own, _, result in tested if is_own)
+    return ScopeTest(verdicts.direction(own.p_sup, own.p_con), tuple(r.p_sup for r in results),
+                     tuple(r.p_con for r in results), tuple(is_own for _, is_own, *_ in tested))  # fmt: skip
 
 
-def robust_steps(raw: list[float], robust: dict[int, float]) -> dict[int, HolmStep]:
-    """Holm's steps of a family's scoped claims (index -> its ROBUST p in ``robust``), with every other
-    claim at its own p (``raw``): the family's step-down with the scope's hypothesis in the claim's place."""
-    steps = verdicts.holm_steps([robust.get(i, p) for i, p in enumerate(raw)])
-    return {i: steps[i] for i in robust}
+def judge_scope(tested: list, judge: Judge, claim_step: HolmStep, robust_step: HolmStep, fail_steps: list) -> Scope:
+    """The scope the claim's tests in its universes give, at the steps the family's procedure gave the
+    claim (``claim_step``), ROBUST (``robust_step``) and each other universe's LIMITED hypothesis."""
+    test = scope_test(tested)
+    own_k = test.own.index(True)
+    own_result = tested[own_k][3]
+    verdict = verdicts.decided(own_result.p_sup, own_result.p_con, claim_step, judge.alpha)
+    rejected = lambda step, p: max(step.floor, step.factor * p) <= judge.alpha  # noqa: E731
+    robust = verdict != "INCONCLUSIVE" and rejected(robust_step, test.p_robust)
+    opposite = {"SUPPORTED": "CONTRADICTED", "CONTRADICTED": "SUPPORTED"}.get(verdict)
+    each, steps, fails = [], [], iter(zip(fail_steps, test.p_fails))
+    for is_own in test.own:
+        if is_own:
+            each.append(verdict)
+            steps.append(claim_step)
+            continue
+        step, p = next(fails)
+        steps.append(robust_step if robust else step)
+        if verdict == "INCONCLUSIVE":
+            each.append("INCONCLUSIVE")
+        elif robust:
+            each.append(verdict)
+        else:
+            each.append(opposite if rejected(step, p) else "INCONCLUSIVE")
+    label = "ROBUST" if robust else "LIMITED" if opposite in each else "UNSETTLED"
+    return Scope(label, verdict, [u for u, *_ in tested], list(test.own), [r for *_, r in tested], each, steps,
+                 robust_step, [r for _, _, r, _ in tested], test)  # fmt: skip
 
 
 def table_rows(claim: Claim, s: Scope, judge: Judge) -> tuple[list[dict], list[dict]]:
@@ -191,6 +272,7 @@ def table_rows(claim: Claim, s: Scope, judge: Judge) -> tuple[list[dict], list[d
             "share": ev.met / ev.n if ev is not None and ev.n else np.nan,
             "robustness": verdicts.robustness(claim, runs, judge, step, verdict, result.seeds) if result.n >= 2 else np.nan,
             "evidence": "; ".join(e.words for e in result.evidence[result.deciding]) if result.evidence else "",
+            "why": verdicts.open_reason(claim, runs, result, judge, HolmStep()) if verdict == "INCONCLUSIVE" else "",
         })  # fmt: skip
         condition = claim.parts[0].condition
         for parts in result.cells:

@@ -1,5 +1,6 @@
 """The tests of the paired comparisons and what they can reach: the sign-flip test of the mean seed
-difference, Holm's adjustment, the paired effect size and the minimum detectable effect.
+difference, Holm's adjustment and the graphical procedure, the paired effect size and the minimum
+detectable effect.
 
 **Tests**: the sign-flip test of the mean seed difference (``sign_flip_test``), exact up to
 EXACT_SIGN_FLIP_MAX_N non-zero differences; zeros carry no evidence, so ``min_p``
@@ -75,6 +76,44 @@ def holm(pvalues) -> np.ndarray:
     if ok.any():
         out[ok] = multipletests(p[ok], method="holm")[1]
     return out
+
+
+def graphical(pvalues, weights, transitions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The graphical procedure of Bretz et al. (2009), Bonferroni-based: a sequentially rejective
+    test of several hypotheses whose family-wise error rate is at most alpha, whatever their
+    dependence (a closed test of weighted Bonferroni tests). ``weights`` (summing to at most 1) split
+    alpha among the hypotheses; ``transitions[j, k]`` is the share of j's weight k inherits once j
+    is rejected (rows sum to at most 1, a zero diagonal). Holm's step-down is the complete graph of
+    equal weights.
+
+    Returns per hypothesis (factor, floor, adjusted p), in the order given: the hypothesis is
+    rejected at level alpha when max(floor, factor * p) <= alpha, where ``factor`` is 1 / its weight
+    when its turn comes in the order of the adjusted p-values and ``floor`` the largest adjusted p
+    before it (Bretz et al.'s Algorithm 2). A hypothesis whose weight stays 0 has factor inf and
+    adjusted p 1. Ties in p / weight go to the earlier hypothesis."""
+    p = np.asarray(pvalues, dtype=float)
+    w = np.array(weights, dtype=float)
+    g = np.array(transitions, dtype=float).reshape(len(p), len(p))
+    factor, floor, adjusted = np.full(len(p), np.inf), np.zeros(len(p)), np.ones(len(p))
+    active, running = np.ones(len(p), dtype=bool), 0.0
+    while True:
+        candidates = np.flatnonzero(active & (w > 0))
+        if not len(candidates):
+            break
+        j = candidates[np.argmin(p[candidates] / w[candidates])]
+        factor[j], floor[j] = 1.0 / w[j], running
+        running = adjusted[j] = max(running, min(1.0, p[j] / w[j]))
+        active[j] = False
+        w = np.where(active, w + w[j] * g[j], 0.0)
+        through = np.outer(g[:, j], g[j])  # l -> j -> k
+        denominator = 1.0 - g[:, j] * g[j, :]  # 1 - g[l, j] * g[j, l], per l
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = np.where(denominator[:, None] > 0, (g + through) / denominator[:, None], 0.0)
+        g[~active] = 0.0
+        g[:, ~active] = 0.0
+        np.fill_diagonal(g, 0.0)
+    floor[active] = running
+    return factor, floor, adjusted
 
 
 def mde(sd: float, n: int, alpha: float = 0.05, power: float = POWER) -> float:

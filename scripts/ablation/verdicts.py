@@ -77,6 +77,7 @@ class HolmStep:
     floor: float = 0.0
     adjusted: float = np.nan
     size: int = 1
+    scoped: int = 0  # the family's scope hypotheses, judged in one procedure with its claims
 
 
 # --------------------------------------------------------------------------- the test of one cell
@@ -258,6 +259,13 @@ def holm_steps(raw) -> list[HolmStep]:
     return out
 
 
+def graph_steps(raw, weights, transitions, size: int) -> list[HolmStep]:
+    """Each p-value's step in a graphical procedure (``significance.graphical``) over one family of
+    ``size`` claims and the hypotheses of their scopes (the rest of ``raw``), in the given order."""
+    factor, floor, adjusted = significance.graphical(raw, weights, transitions)
+    return [HolmStep(float(f), float(fl), float(a), size, len(raw) - size) for f, fl, a in zip(factor, floor, adjusted)]
+
+
 def verdict_alone(claim: Claim, runs: StudyRuns, judge: Judge, step: HolmStep) -> tuple[str, int]:
     """A claim's verdict (and its seeds, or runs for an exact claim) on ``runs`` at its Holm step."""
     if claim.exact:
@@ -325,7 +333,8 @@ def seeds_to_decide(claim: Claim, result: Result, step: HolmStep, alpha: float,
 
 def reachable(claim: Claim, runs: StudyRuns, judge: Judge, level: float) -> bool:
     """Could an adaptive claim's p reach ``level`` by ``max_seeds``? Optimistically: every further
-    seed of every cell takes the value most favourable to one verdict."""
+    seed of every cell takes the value most favourable to one verdict. The futility rule: a claim or
+    universe this denies gets no more seeds, since no outcome of them could decide it."""
     cells, _ = seed_units.claim_cells(claim, runs, judge.cfg)
     n_more = [runs.design["max_seeds"] - parts[0].n for parts in cells]
     if min(n_more, default=0) <= 0:
@@ -334,3 +343,49 @@ def reachable(claim: Claim, runs: StudyRuns, judge: Judge, level: float) -> bool
         if min(_p_with(claim, _grown(cells, n_more, value), True, judge.alpha)) <= level:
             return True
     return False
+
+
+def all_tied(claim: Claim, result: Result) -> str:
+    """'no seed differed in 20: warmup 0 and 100 give the same converged in every seed' for a
+    comparison whose every seed tied in every cell, else ''."""
+    part = claim.parts[0]
+    if part.compare is None or not result.cells:
+        return ""
+    if not all(tally(parts[0])[2] == parts[0].n for parts in result.cells):
+        return ""
+    factor, a, b = part.compare
+    return (f"no seed differed in {result.n}: {factor} {format_level(a)} and {format_level(b)} give the same "
+            f"{claim.metric} in every seed")  # fmt: skip
+
+
+def format_level(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def futility(claim: Claim, runs: StudyRuns, result: Result, judge: Judge, step: HolmStep) -> str:
+    """Why no further seeds are spent on an undecided claim (or universe), in one sentence, or '': every
+    seed tied, it has max_seeds, or even the most favourable seeds up to max_seeds could not decide it
+    at its step (the futility rule: it gets no more)."""
+    tie = all_tied(claim, result)
+    if runs.design is None or not claim.sequential:
+        return tie
+    max_seeds = runs.design["max_seeds"]
+    if result.n >= max_seeds:
+        return "; ".join(filter(None, [tie, f"it has max_seeds ({max_seeds})"]))
+    level = judge.alpha / step.factor if np.isfinite(step.factor) and step.factor > 0 else 0.0
+    if reachable(claim, runs, judge, level):
+        return tie
+    more = max_seeds - result.n
+    return "; ".join(filter(None, [tie, f"even {more} more seed(s) per cell, each the most favourable to a verdict, "
+                                        f"could not decide it within max_seeds ({max_seeds}): it gets no more"]))  # fmt: skip
+
+
+def open_reason(claim: Claim, runs: StudyRuns, result: Result, judge: Judge, step: HolmStep) -> str:
+    """Why an undecided claim (or universe) is open, in one sentence: the futility rule's reason, or
+    how many further seeds, every one meeting the claim, could decide it."""
+    stop = futility(claim, runs, result, judge, step)
+    if "max_seeds" in stop:
+        return stop
+    need = seeds_to_decide(claim, result, step, judge.alpha).get("SUPPORTED")
+    more = f"{need} more seed(s) per cell, every one meeting the claim, could decide it" if need else ""
+    return "; ".join(filter(None, [stop, more])) or "its seeds do not yet decide it"

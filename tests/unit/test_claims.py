@@ -1055,8 +1055,13 @@ def test_an_adaptive_study_tests_its_claims_with_the_e_process_throughout_the_ro
     need, fixed = (verdicts.seeds_to_decide(checked, verdicts.claim_test(checked, runs(mixed, None, FACTORS, d), verdicts.Judge.of(cfg)),
                                      verdicts.HolmStep(1), ADAPTIVE_ALPHA)["SUPPORTED"]
                    for d in (design, None))  # fmt: skip
-    row = _family_row(c, mixed, cfg=cfg, adaptive={"s": design})
+    roomy = design | {"max_seeds": 6 + need}
+    row = _family_row(c, mixed, cfg=cfg, adaptive={"s": roomy})
     assert need != fixed and f"To decide it: at least {need} more seed(s) per cell, every one meeting" in row["evidence"]
+    # the futility rule: where even max_seeds seeds, each the most favourable, could not decide it, it says so
+    short = _family_row(c, mixed, cfg=cfg, adaptive={"s": design | {"max_seeds": 5 + need}})
+    assert short["evidence"].endswith(f"No more seeds: even {need - 1} more seed(s) per cell, each the most favourable to "
+                                      f"a verdict, could not decide it within max_seeds ({5 + need}): it gets no more")  # fmt: skip
 
 
 def test_an_adaptive_study_takes_its_first_seeds_for_a_claim_without_an_e_process():

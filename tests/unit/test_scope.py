@@ -3,6 +3,7 @@ each universe's runs are found and how the universes' p-values become ROBUST, LI
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -93,27 +94,62 @@ def test_each_universe_reads_the_study_s_runs_or_the_scope_s_at_its_settings():
         scope.universe_runs(c, own, None)
 
 
+def test_without_scopes_the_family_procedure_is_holm_s_step_down():
+    rng = np.random.default_rng(0)
+    for m in (1, 2, 3, 6):
+        complete = (np.ones((m, m)) - np.eye(m)) / max(m - 1, 1)
+        for _ in range(50):
+            p = list(rng.random(m) ** 3)
+            steps, scoped = scope.family_steps(p, {})
+            assert steps == verdicts.holm_steps(p) and scoped == {}
+            # the graphical procedure on Holm's graph: the same steps, up to rounding
+            graph = verdicts.graph_steps(p, np.full(m, 1 / m), complete, m)
+            for a, b in zip(graph, steps):
+                assert (a.factor, a.floor, a.adjusted) == pytest.approx((b.factor, b.floor, b.adjusted), rel=1e-12)
+
+
+def test_a_scope_inherits_its_claim_s_alpha_once_the_claim_is_decided_and_passes_it_on():
+    # claim 0 (scoped, SUPPORTED at the study's setting, p_sup 0.03 in the other universe) and claim 1
+    test = scope.ScopeTest("SUPPORTED", (0.01, 0.03), (1.0, 1.0), (True, False))
+    steps, scoped = scope.family_steps([0.01, 0.02], {0: test})
+    assert [s.adjusted for s in steps] == pytest.approx([0.02, 0.04])  # Holm's, as without the scope
+    robust, [fails] = scoped[0]
+    # claim 0's half of alpha goes to its scope (a quarter to ROBUST, a quarter to the other universe's
+    # LIMITED), and claim 1's half to claim 0's scope once both are rejected: ROBUST at half of alpha
+    assert robust.factor == pytest.approx(2) and robust.adjusted == pytest.approx(0.06) and fails.adjusted == 1.0
+    assert robust.scoped == 2 and robust.size == 2
+    # a scope never gets alpha before its claim: an undecided claim's scope hypotheses stay at p 1
+    steps, scoped = scope.family_steps([0.5], {0: scope.ScopeTest(None, (0.5, 0.001), (0.5, 1.0), (True, False))})
+    assert scoped[0][0].adjusted == 1.0 and scoped[0][1][0].adjusted == 1.0
+
+
+def _tested(p_sup, p_con, own=(True, False)):
+    results = [verdicts.Result(s, c, 8, 0, [], []) for s, c in zip(p_sup, p_con)]
+    return [({"lr": lr}, o, None, r) for lr, o, r in zip((0.01, 0.003, 0.03), own, results)]
+
+
 @pytest.mark.parametrize(
-    "p_sup, p_con, step, label, each",
+    "p_sup, p_con, label, each",
     [
-        # every universe SUPPORTED: the largest p_sup at the claim's Holm step decides ROBUST
-        ([0.01, 0.03], [1.0, 1.0], verdicts.HolmStep(), "ROBUST", ["SUPPORTED", "SUPPORTED"]),
-        # the same at the claim's Holm step of 2 in its family: 2 * 0.03 > 0.05, not ROBUST, though each
-        # universe is SUPPORTED at Holm over the universes (0.02, 0.03)
-        ([0.01, 0.03], [1.0, 1.0], verdicts.HolmStep(2, 0.0, 0.06, 2), "UNSETTLED", ["SUPPORTED", "SUPPORTED"]),
-        # one universe fails decisively: LIMITED, whatever the other
-        ([0.01, 1.0], [1.0, 0.001], verdicts.HolmStep(), "LIMITED", ["SUPPORTED", "CONTRADICTED"]),
-        # pointing the right way everywhere, but one universe's p_sup is not small enough
-        ([0.01, 0.2], [1.0, 0.9], verdicts.HolmStep(), "UNSETTLED", ["SUPPORTED", "INCONCLUSIVE"]),
-        # a tie of p_sup and p_con in a universe (no direction): never ROBUST
-        ([0.01, 0.04], [1.0, 0.04], verdicts.HolmStep(), "UNSETTLED", ["SUPPORTED", "INCONCLUSIVE"]),
+        # SUPPORTED everywhere: ROBUST by the intersection-union test
+        ([0.001, 0.004], [1.0, 1.0], "ROBUST", ["SUPPORTED", "SUPPORTED"]),
+        # CONTRADICTED everywhere is ROBUST too: the scope describes the verdict, whichever it is
+        ([1.0, 1.0], [0.001, 0.004], "ROBUST", ["CONTRADICTED", "CONTRADICTED"]),
+        # the opposite verdict in the other universe: LIMITED
+        ([0.001, 1.0], [1.0, 0.001], "LIMITED", ["SUPPORTED", "CONTRADICTED"]),
+        ([1.0, 0.001], [0.001, 1.0], "LIMITED", ["CONTRADICTED", "SUPPORTED"]),
+        # pointing the right way, not far enough: UNSETTLED
+        ([0.001, 0.2], [1.0, 0.9], "UNSETTLED", ["SUPPORTED", "INCONCLUSIVE"]),
+        # the verdict at the study's setting open: UNSETTLED, whatever the universes show
+        ([0.3, 0.001], [0.6, 1.0], "UNSETTLED", ["INCONCLUSIVE", "INCONCLUSIVE"]),
     ],
-    ids=["robust", "robust-needs-its-holm-step", "limited", "unsettled", "tie"],
+    ids=["robust-supported", "robust-contradicted", "limited", "limited-of-a-contradiction", "unsettled", "claim-open"],
 )  # fmt: skip
-def test_the_universes_p_values_decide_the_scope(p_sup, p_con, step, label, each):
-    got, verdicts_each, steps = scope.decide(p_sup, p_con, step, 0.05)
-    assert (got, verdicts_each) == (label, each)
-    assert [s.size for s in steps] == [len(p_sup)] * len(p_sup)
+def test_the_scope_word_describes_the_verdict_at_the_study_s_setting(p_sup, p_con, label, each):
+    tested = _tested(p_sup, p_con)
+    claim_steps, scoped = scope.family_steps([min(p_sup[0], p_con[0])], {0: scope.scope_test(tested)})
+    s = scope.judge_scope(tested, verdicts.Judge.of({"alpha": 0.05}), claim_steps[0], *scoped[0])
+    assert (s.label, s.verdicts) == (label, each)
 
 
 def test_universes_in_words_and_in_a_cell():
@@ -123,15 +159,15 @@ def test_universes_in_words_and_in_a_cell():
 
 
 def two_claims_in_three_universes(other_lr: dict):
-    """A study of norm pre at lr 0.01 (six seeds, every one at 0.9) with two claims over lr [0.003,
-    0.01, 0.03]: 'c' (at least 0.5) scoped, 'd' (at least 0.5) not; ``other_lr``: lr -> the six
+    """A study of norm pre at lr 0.01 (eight seeds, every one at 0.9) with two claims over lr [0.003,
+    0.01, 0.03]: 'c' (at least 0.5) scoped, 'd' (at least 0.5) not; ``other_lr``: lr -> the eight
     seeds' accuracies there."""
-    cfg = C.validate(mutate(lambda c: c["studies"]["s1"].update(seeds=list(range(6)), claims=[
+    cfg = C.validate(mutate(lambda c: c["studies"]["s1"].update(seeds=list(range(8)), claims=[
         {"id": "c", "statement": "x", **SCOPED, "where": {"norm": "pre"}, "robust_over": {"lr": [0.003, 0.01, 0.03]}},
         {"id": "d", "statement": "y", **SCOPED, "where": {"norm": "pre"}},
     ])))  # fmt: skip
     claims = tuple(cfg.studies["s1"].claims)
-    own = seed_units.StudyRuns("s1", summary(dict.fromkeys(range(6), 0.9), 0.01), ("norm",), claims=claims)
+    own = seed_units.StudyRuns("s1", summary(dict.fromkeys(range(8), 0.9), 0.01), ("norm",), claims=claims)
     other = pd.concat([summary(dict(enumerate(values)), lr) for lr, values in other_lr.items()], ignore_index=True)
     runs = own.__class__(**{**own.__dict__, "scope": seed_units.StudyRuns("s1", other, ("norm",))})
     from ablation import claims as claims_table
@@ -141,34 +177,34 @@ def two_claims_in_three_universes(other_lr: dict):
 
 
 def test_the_claims_table_gains_the_scope_and_a_row_per_universe():
-    table, rows, seeds = two_claims_in_three_universes({0.003: [0.9] * 6, 0.03: [0.1] * 6})
+    table, rows, seeds = two_claims_in_three_universes({0.003: [0.9] * 8, 0.03: [0.1] * 8})
     c = table.loc["c"]
     assert (c["verdict"], c["scope"]) == ("SUPPORTED", "LIMITED")
-    assert c["scope_detail"] == "holds at lr 0.003 and 0.01; fails at lr 0.03 (each universe at Holm over the 3 universes)"
-    # LIMITED's p: the failing universe's, at Holm over the universes (1/64, first of three)
-    assert c["scope_p"] == pytest.approx(3 / 64)
+    # c and d (1/256 each): Holm's 2/256; c's scope inherits c's half of alpha, then d's: lr 0.03's
+    # LIMITED hypothesis at a quarter of alpha (half of it, split over the two other universes)
+    assert c["scope_p"] == pytest.approx(4 / 256)
+    assert c["scope_detail"].startswith("holds at lr 0.01; fails at lr 0.03; open at lr=0.003: ")
+    assert c["scope_detail"].endswith("(adjusted p 0.0156 vs alpha 0.05 in the family's procedure)")
+    assert "one step-down over the 2 claim(s) of its family and their scopes' 3 hypotheses" in c["evidence"]
     assert table.loc["d", "scope"] == "" and pd.isna(table.loc["d", "scope_p"])
     assert list(rows["universe"]) == ["lr=0.003", "lr=0.01", "lr=0.03"] and list(rows["own"]) == [False, True, False]
-    assert list(rows["verdict"]) == ["SUPPORTED", "SUPPORTED", "CONTRADICTED"] and set(rows["n"]) == {6}
+    assert list(rows["verdict"]) == ["INCONCLUSIVE", "SUPPORTED", "CONTRADICTED"] and set(rows["n"]) == {8}
     assert list(rows["share"]) == [1.0, 1.0, 0.0] and list(rows["study"]) == ["s1"] * 3
+    assert rows["why"].iloc[0] != "" and list(rows["why"].iloc[1:]) == ["", ""]
     # one row per universe and seed, with the claim's band for the figure
-    assert len(seeds) == 18 and set(seeds["band_lo"]) == {0.5} and seeds["band_hi"].isna().all()
-    assert list(seeds[seeds["universe"] == "lr=0.03"]["met"]) == [False] * 6
+    assert len(seeds) == 24 and set(seeds["band_lo"]) == {0.5} and seeds["band_hi"].isna().all()
+    assert list(seeds[seeds["universe"] == "lr=0.03"]["met"]) == [False] * 8
 
 
-def test_robust_is_decided_at_the_claim_s_step_of_its_family_and_unsettled_names_the_weakest():
-    table, rows, _ = two_claims_in_three_universes({0.003: [0.9] * 6, 0.03: [0.9] * 6})
+def test_robust_is_decided_in_the_family_s_procedure_and_unsettled_says_what_is_open():
+    table, rows, _ = two_claims_in_three_universes({0.003: [0.9] * 8, 0.03: [0.9] * 8})
     c = table.loc["c"]
-    # every universe 6 of 6: IUT p = 1/64; Holm over the family of c and d (both 1/64): 2/64
-    assert c["scope"] == "ROBUST" and c["scope_p"] == pytest.approx(2 / 64)
-    assert c["scope_detail"].startswith("SUPPORTED in every universe (holds at lr 0.003, 0.01 and 0.03): intersection-union p = 0.0156")
-    table, rows, _ = two_claims_in_three_universes({0.003: [0.9] * 6, 0.03: [0.9, 0.9, 0.9, 0.9, 0.1, 0.1]})
+    # every universe 8 of 8: intersection-union p = 1/256 at half of alpha once c and d are rejected
+    assert c["scope"] == "ROBUST" and c["scope_p"] == pytest.approx(2 / 256)
+    assert c["scope_detail"].startswith("SUPPORTED in every universe (holds at lr 0.003, 0.01 and 0.03): intersection-union p = 0.0039")
+    assert list(rows["verdict"]) == ["SUPPORTED"] * 3
+    table, rows, _ = two_claims_in_three_universes({0.003: [0.9] * 8, 0.03: [0.9] * 4 + [0.1] * 4})
     c = table.loc["c"]
     assert c["scope"] == "UNSETTLED"
-    assert "weakest: lr=0.03 (p_sup = 0.344)" in c["scope_detail"]
-    assert "more seed(s) per cell there, every one meeting the claim, would make it ROBUST" in c["scope_detail"]
-
-
-def test_robust_steps_put_the_scope_s_p_in_the_claim_s_place_in_its_family():
-    steps = scope.robust_steps([0.01, 0.02, 0.5], {1: 0.04})
-    assert list(steps) == [1] and steps[1].factor == 2 and steps[1].adjusted == pytest.approx(0.08)
+    assert "open at lr=0.03: " in c["scope_detail"] and "more seed(s) per cell, every one meeting the claim, could decide it" in c["scope_detail"]
+    assert "ROBUST needs every universe's p toward SUPPORTED at its step" in c["scope_detail"]
