@@ -122,17 +122,17 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
         if rows[i]["state"] in ("unreachable", "max_seeds"):
             rows[i]["why"] = verdicts.futility(claim, runs, r, judge, HolmStep(undecided))
         if i in scoped:  # no scope summary: its universes are not judged
-            rows[i].update(_scope_round(claim, scoped[i], judge, holm[i], *scope_steps[i]))
+            rows[i].update(_scope_round(claim, scoped[i], judge, holm[i], scope_steps[i]))
     return rows
 
 
-def _scope_round(claim, tested: list, judge: Judge, step: HolmStep, robust: HolmStep, fails: list) -> dict:
+def _scope_round(claim, tested: list, judge: Judge, step: HolmStep, scope_step: HolmStep) -> dict:
     """A scoped claim's scope after a round and, while it is UNSETTLED with its verdict at the study's
     setting reached (a scope describes that verdict: before it, no universe can settle), the weakest
     universe still undecided whose remaining seeds could still decide it (``scope_target``: its
     settings and whether it is the study's own). A universe no further seeds could decide within
     max_seeds (the futility rule) gets none; ``scope_why`` says so."""
-    s = scope.judge_scope(tested, judge, step, robust, fails)
+    s = scope.judge_scope(tested, judge, step, scope_step)
     out = {"scope": s.label, "scope_target": None}
     if s.label != "UNSETTLED" or s.verdict == "INCONCLUSIVE":
         return out
@@ -166,8 +166,8 @@ def round_state(verdict: str, n: int, max_seeds: int, robustness, can_resolve) -
 
 
 def _family_positions(tested: dict, scoped: dict, family_size) -> tuple[dict, dict]:
-    """Claim index -> its step at this round, and scoped claim index -> (ROBUST's step, [each other
-    universe's LIMITED step]): the claims table's one procedure (``scope.family_steps``) on the
+    """Claim index -> its step at this round, and scoped claim index -> its scope's step: the claims
+    table's one procedure (``scope.family_steps``) on the
     p-values so far. A claim without rounds (grad_trend: its gradients are not read here) counts with
     p = 1, and so does each claim of a family wider than the study (``family_size``) that this round
     cannot see: an adjusted p never falls when another p rises, so their true p-values can only make

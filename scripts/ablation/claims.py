@@ -94,8 +94,7 @@ def evaluate_all(studies: list[StudyRuns], stats: dict | None = None) -> tuple[p
         for i, step in zip(members, claim_steps):
             steps[i] = step
         for k, t in tested.items():
-            robust, fails = scope_steps[k]
-            scopes[members[k]] = scope.judge_scope(t, judge, claim_steps[k], robust, fails)
+            scopes[members[k]] = scope.judge_scope(t, judge, claim_steps[k], scope_steps[k])
     rows, scope_rows, seed_rows = [], [], []
     for i, j in enumerate(judged):
         rows.append(_row(j, steps.get(i, HolmStep()), judge) | _scope_columns(j.claim, scopes.get(i), judge))

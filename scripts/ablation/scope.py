@@ -18,13 +18,15 @@ its verdict at the study's setting and gains a scope that describes that verdict
   decide it within max_seeds, or how many would).
 
 One multiplicity procedure judges a family's claims and their scopes together (``family_steps``):
-the graphical procedure of Bretz et al. (2009) over every claim and every scope hypothesis, its
+the graphical procedure of Bretz et al. (2009) over every claim and every scoped claim's scope, its
 family-wise error rate at most alpha over both. Each claim starts with an equal share of alpha; a
-scope's hypotheses start with none and inherit their claim's share once its verdict is reached (a
-scope describes a verdict, so it is tested only after it: a gate), half to ROBUST and half split
-among the universes' LIMITED hypotheses; a rejected hypothesis passes its share on (ROBUST's and an
-unscoped claim's to the other claims, a LIMITED one's to its claim's other universes and the other
-claims), so no alpha is spent twice and none is lost. Without scopes the graph is Holm's step-down.
+scope starts with none and inherits its claim's whole share once the claim's verdict is reached (a
+scope describes a verdict, so it is tested only after it: a gate); a rejected claim or scope passes
+its share on to the other claims, so no alpha is spent twice and none is lost. Without scopes the
+graph is Holm's step-down. Like a verdict, a scope is a directional decision on one hypothesis:
+ROBUST on the intersection-union p, LIMITED on the universes' p-values toward the opposite verdict
+at Holm over the universes besides the study's own, the smaller of the two at the scope's step; as
+with SUPPORTED and CONTRADICTED, each direction's error is at most alpha.
 
 Each universe's verdict, its p-values, seeds, share and leave-one-seed-out robustness are the rows
 of the study's scope table (``tables/scope.csv``, "Where it holds"); its seeds' values are
@@ -38,7 +40,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from . import seed_units, verdicts
+from . import seed_units, significance, verdicts
 from .config import format_value, same_value
 from .kinds import Claim
 from .seed_units import StudyRuns
@@ -126,42 +128,42 @@ class ScopeTest:
 
     @property
     def p_fails(self) -> list[float]:
-        """LIMITED's p per universe but the study's own: the opposite verdict's p there."""
+        """LIMITED's p per universe but the study's own: the opposite verdict's p there, Holm-adjusted
+        over those universes."""
         opposite = {"SUPPORTED": "CONTRADICTED", "CONTRADICTED": "SUPPORTED"}.get(self.direction)
-        return [p for p, own in zip(self._toward(opposite), self.own) if not own]
+        raw = [p for p, own in zip(self._toward(opposite), self.own) if not own]
+        return [float(p) for p in significance.holm(raw)]
+
+    @property
+    def p(self) -> float:
+        """The scope's p: the smaller of ROBUST's and LIMITED's (the smallest universe's)."""
+        return min(self.p_robust, *self.p_fails)
 
 
-def family_steps(claim_p: list[float], scoped: dict[int, ScopeTest]) -> tuple[list[HolmStep], dict]:
+def family_steps(claim_p: list[float], scoped: dict[int, ScopeTest]) -> tuple[list[HolmStep], dict[int, HolmStep]]:
     """One procedure for a family: each claim's step (p = the smaller of its two p-values) and, per
-    scoped claim (index into ``claim_p``), (ROBUST's step, [each other universe's LIMITED step]).
-    Without scopes this is Holm's step-down over the claims."""
+    scoped claim (index into ``claim_p``), its scope's step. Without scopes this is Holm's step-down
+    over the claims."""
     if not scoped:  # the graph is Holm's: statsmodels' adjusted p-values, to the last bit
         return verdicts.holm_steps(claim_p), {}
     m = len(claim_p)
-    p, owner = list(claim_p), {}
-    for i, test in scoped.items():
-        owner[i] = (len(p), list(range(len(p) + 1, len(p) + 1 + len(test.p_fails))))
-        p += [test.p_robust, *test.p_fails]
+    order = sorted(scoped)
+    p = list(claim_p) + [scoped[i].p for i in order]
     weights = np.zeros(len(p))
-    weights[:m] = 1.0 / m if m else 0.0
+    weights[:m] = 1.0 / m
     g = np.zeros((len(p), len(p)))
-
-    def share(j: int, to: list[int]) -> None:
-        if to:
-            g[j, to] = 1.0 / len(to)
-
     for i in range(m):
         others = [j for j in range(m) if j != i]
-        if i not in owner:
-            share(i, others)
-            continue
-        robust, fails = owner[i]  # a scope has one universe besides the study's own at least
-        g[i, robust], g[i, fails] = 0.5, 0.5 / len(fails)
-        share(robust, others or fails)
-        for f in fails:
-            share(f, ([x for x in fails if x != f] + others) or [robust])
+        if i in scoped:
+            g[i, m + order.index(i)] = 1.0  # the scope inherits its claim's share: a gate
+        elif others:
+            g[i, others] = 1.0 / len(others)
+    for k, i in enumerate(order):
+        others = [j for j in range(m) if j != i]
+        if others:
+            g[m + k, others] = 1.0 / len(others)
     steps = verdicts.graph_steps(p, weights, g, m)
-    return steps[:m], {i: (steps[r], [steps[f] for f in fs]) for i, (r, fs) in owner.items()}
+    return steps[:m], {i: steps[m + k] for k, i in enumerate(order)}
 
 
 @dataclass
@@ -174,8 +176,8 @@ class Scope:
     own: list  # bool per universe
     results: list  # verdicts.Result per universe
     verdicts: list  # str per universe: the verdict the family's procedure reaches there
-    steps: list  # HolmStep per universe: the claim's own, ROBUST's (when ROBUST) or the universe's LIMITED one
-    robust_step: HolmStep
+    steps: list  # HolmStep per universe: the claim's own at the study's setting, the scope's elsewhere
+    scope_step: HolmStep
     runs: list  # StudyRuns per universe
     test: ScopeTest
 
@@ -186,11 +188,8 @@ class Scope:
 
     @property
     def p(self) -> float:
-        """The scope's adjusted p: ROBUST's, or for LIMITED the smallest of a universe where the
-        opposite verdict holds."""
-        if self.label == "LIMITED":
-            return min(step.adjusted for step, v in zip(self.steps, self.verdicts) if v not in (self.verdict, "INCONCLUSIVE"))
-        return self.robust_step.adjusted
+        """The scope's adjusted p in the family's procedure."""
+        return self.scope_step.adjusted
 
     def detail(self, claim: Claim, judge: Judge) -> str:
         """The scope in words: where the claim holds and fails, and for UNSETTLED what is open and why."""
@@ -207,15 +206,20 @@ class Scope:
         parts = [f"{said[v]} at {universe_words(groups[v])}" for v in order if v in groups]
         if self.label == "ROBUST":
             return (f"{self.verdict} in every universe ({'; '.join(parts)}): intersection-union p = {self.p_robust:.3g}, "
-                    f"adjusted {self.robust_step.adjusted:.3g} vs alpha {judge.alpha:g} in the family's procedure")  # fmt: skip
-        open_ = [k for k, v in enumerate(self.verdicts) if v == "INCONCLUSIVE"]
-        why = [f"open at {universe_text(self.universes[k])}: "
-               f"{verdicts.open_reason(claim, self.runs[k], self.results[k], judge, HolmStep())}" for k in open_]  # fmt: skip
+                    f"adjusted {self.p:.3g} vs alpha {judge.alpha:g} in the family's procedure")  # fmt: skip
+        toward = self.test._toward(self.verdict)
+        open_ = sorted((k for k, v in enumerate(self.verdicts) if v == "INCONCLUSIVE"), key=lambda k: -toward[k])
+        name = "p_sup" if self.verdict == "SUPPORTED" else "p_con"
+        if open_:
+            parts.append("not yet at " + ", ".join(f"{universe_text(self.universes[k])} ({name} {toward[k]:.3g})" for k in open_))
+            w = open_[0]
+            parts.append(f"weakest {universe_text(self.universes[w])}: "
+                         f"{verdicts.open_reason(claim, self.runs[w], self.results[w], judge, HolmStep())}")  # fmt: skip
         if self.label == "LIMITED":
-            return "; ".join(parts + why) + f" (adjusted p {self.p:.3g} vs alpha {judge.alpha:g} in the family's procedure)"
-        return "; ".join(parts + why) + (f"; ROBUST needs every universe's p toward {self.verdict} at its step "
-                                          f"(intersection-union p = {self.p_robust:.3g}, adjusted "
-                                          f"{self.robust_step.adjusted:.3g})")  # fmt: skip
+            return "; ".join(parts) + (f" (Holm over the {len(self.test.p_fails)} other universe(s), adjusted p "
+                                       f"{self.p:.3g} vs alpha {judge.alpha:g} in the family's procedure)")  # fmt: skip
+        return "; ".join(parts) + (f"; ROBUST needs every universe's {name} at the scope's step (intersection-union "
+                                   f"p = {self.p_robust:.3g}, adjusted {self.p:.3g} vs alpha {judge.alpha:g})")  # fmt: skip
 
 
 def test_universes(claim: Claim, runs: StudyRuns, judge: Judge) -> list[tuple[dict, bool, StudyRuns, Result]]:
@@ -232,33 +236,30 @@ def scope_test(tested: list) -> ScopeTest:
                      tuple(r.p_con for r in results), tuple(is_own for _, is_own, *_ in tested))  # fmt: skip
 
 
-def judge_scope(tested: list, judge: Judge, claim_step: HolmStep, robust_step: HolmStep, fail_steps: list) -> Scope:
+def judge_scope(tested: list, judge: Judge, claim_step: HolmStep, scope_step: HolmStep) -> Scope:
     """The scope the claim's tests in its universes give, at the steps the family's procedure gave the
-    claim (``claim_step``), ROBUST (``robust_step``) and each other universe's LIMITED hypothesis."""
+    claim (``claim_step``) and its scope (``scope_step``): ROBUST or LIMITED, whichever p is smaller,
+    when it is decided at the scope's step, else UNSETTLED."""
     test = scope_test(tested)
-    own_k = test.own.index(True)
-    own_result = tested[own_k][3]
+    own_result = tested[test.own.index(True)][3]
     verdict = verdicts.decided(own_result.p_sup, own_result.p_con, claim_step, judge.alpha)
-    rejected = lambda step, p: max(step.floor, step.factor * p) <= judge.alpha  # noqa: E731
-    robust = verdict != "INCONCLUSIVE" and rejected(robust_step, test.p_robust)
+    rejected = lambda p: max(scope_step.floor, scope_step.factor * p) <= judge.alpha  # noqa: E731
+    fails = test.p_fails
+    robust = verdict != "INCONCLUSIVE" and test.p_robust < min(fails) and rejected(test.p_robust)
+    limited = verdict != "INCONCLUSIVE" and min(fails) < test.p_robust and rejected(min(fails))
     opposite = {"SUPPORTED": "CONTRADICTED", "CONTRADICTED": "SUPPORTED"}.get(verdict)
-    each, steps, fails = [], [], iter(zip(fail_steps, test.p_fails))
+    each, steps, others = [], [], iter(fails)
     for is_own in test.own:
         if is_own:
             each.append(verdict)
             steps.append(claim_step)
             continue
-        step, p = next(fails)
-        steps.append(robust_step if robust else step)
-        if verdict == "INCONCLUSIVE":
-            each.append("INCONCLUSIVE")
-        elif robust:
-            each.append(verdict)
-        else:
-            each.append(opposite if rejected(step, p) else "INCONCLUSIVE")
-    label = "ROBUST" if robust else "LIMITED" if opposite in each else "UNSETTLED"
+        p = next(others)
+        steps.append(replace(scope_step, adjusted=max(scope_step.floor, min(1.0, scope_step.factor * (test.p_robust if robust else p)))))
+        each.append(verdict if robust else opposite if limited and rejected(p) else "INCONCLUSIVE")
+    label = "ROBUST" if robust else "LIMITED" if limited else "UNSETTLED"
     return Scope(label, verdict, [u for u, *_ in tested], list(test.own), [r for *_, r in tested], each, steps,
-                 robust_step, [r for _, _, r, _ in tested], test)  # fmt: skip
+                 scope_step, [r for _, _, r, _ in tested], test)  # fmt: skip
 
 
 def table_rows(claim: Claim, s: Scope, judge: Judge) -> tuple[list[dict], list[dict]]:

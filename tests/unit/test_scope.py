@@ -111,16 +111,23 @@ def test_without_scopes_the_family_procedure_is_holm_s_step_down():
 def test_a_scope_inherits_its_claim_s_alpha_once_the_claim_is_decided_and_passes_it_on():
     # claim 0 (scoped, SUPPORTED at the study's setting, p_sup 0.03 in the other universe) and claim 1
     test = scope.ScopeTest("SUPPORTED", (0.01, 0.03), (1.0, 1.0), (True, False))
+    assert (test.p_robust, test.p_fails, test.p) == (0.03, [1.0], 0.03)
     steps, scoped = scope.family_steps([0.01, 0.02], {0: test})
     assert [s.adjusted for s in steps] == pytest.approx([0.02, 0.04])  # Holm's, as without the scope
-    robust, [fails] = scoped[0]
-    # claim 0's half of alpha goes to its scope (a quarter to ROBUST, a quarter to the other universe's
-    # LIMITED), and claim 1's half to claim 0's scope once both are rejected: ROBUST at half of alpha
-    assert robust.factor == pytest.approx(2) and robust.adjusted == pytest.approx(0.06) and fails.adjusted == 1.0
-    assert robust.scoped == 2 and robust.size == 2
-    # a scope never gets alpha before its claim: an undecided claim's scope hypotheses stay at p 1
+    # claim 0's half of alpha goes to its scope, and claim 1's half once claim 1 is rejected
+    assert scoped[0].factor == pytest.approx(1) and scoped[0].adjusted == pytest.approx(0.04)
+    assert scoped[0].scoped == 1 and scoped[0].size == 2
+    # the scope's p first: it waits for its claim (a gate), then takes the claim's share
+    steps, scoped = scope.family_steps([0.02, 0.2], {0: scope.ScopeTest("SUPPORTED", (0.02, 0.001), (1, 1), (True, False))})
+    assert steps[0].adjusted == pytest.approx(0.04) and scoped[0].factor == pytest.approx(2) and scoped[0].adjusted == pytest.approx(0.04)
+    # an undecided claim's scope gets its share all the same, but its scope word stays UNSETTLED
     steps, scoped = scope.family_steps([0.5], {0: scope.ScopeTest(None, (0.5, 0.001), (0.5, 1.0), (True, False))})
-    assert scoped[0][0].adjusted == 1.0 and scoped[0][1][0].adjusted == 1.0
+    assert scoped[0].adjusted == 1.0
+
+
+def test_limited_is_holm_over_the_universes_besides_the_study_s_own():
+    test = scope.ScopeTest("SUPPORTED", (0.01, 1.0, 0.02), (1.0, 0.01, 1.0), (True, False, False))
+    assert test.p_fails == pytest.approx([0.02, 1.0]) and test.p == pytest.approx(0.02)
 
 
 def _tested(p_sup, p_con, own=(True, False)):
@@ -148,7 +155,7 @@ def _tested(p_sup, p_con, own=(True, False)):
 def test_the_scope_word_describes_the_verdict_at_the_study_s_setting(p_sup, p_con, label, each):
     tested = _tested(p_sup, p_con)
     claim_steps, scoped = scope.family_steps([min(p_sup[0], p_con[0])], {0: scope.scope_test(tested)})
-    s = scope.judge_scope(tested, verdicts.Judge.of({"alpha": 0.05}), claim_steps[0], *scoped[0])
+    s = scope.judge_scope(tested, verdicts.Judge.of({"alpha": 0.05}), claim_steps[0], scoped[0])
     assert (s.label, s.verdicts) == (label, each)
 
 
@@ -181,11 +188,11 @@ def test_the_claims_table_gains_the_scope_and_a_row_per_universe():
     c = table.loc["c"]
     assert (c["verdict"], c["scope"]) == ("SUPPORTED", "LIMITED")
     # c and d (1/256 each): Holm's 2/256; c's scope inherits c's half of alpha, then d's: lr 0.03's
-    # LIMITED hypothesis at a quarter of alpha (half of it, split over the two other universes)
-    assert c["scope_p"] == pytest.approx(4 / 256)
-    assert c["scope_detail"].startswith("holds at lr 0.01; fails at lr 0.03; open at lr=0.003: ")
-    assert c["scope_detail"].endswith("(adjusted p 0.0156 vs alpha 0.05 in the family's procedure)")
-    assert "one step-down over the 2 claim(s) of its family and their scopes' 3 hypotheses" in c["evidence"]
+    # p_con at Holm over the two other universes, 2/256, at the whole of alpha
+    assert c["scope_p"] == pytest.approx(2 / 256)
+    assert c["scope_detail"].startswith("holds at lr 0.01; fails at lr 0.03; not yet at lr=0.003 (p_sup 0.00391); weakest ")
+    assert c["scope_detail"].endswith("(Holm over the 2 other universe(s), adjusted p 0.00781 vs alpha 0.05 in the family's procedure)")
+    assert "one step-down over the 2 claim(s) of its family and their scopes' 1 hypotheses" in c["evidence"]
     assert table.loc["d", "scope"] == "" and pd.isna(table.loc["d", "scope_p"])
     assert list(rows["universe"]) == ["lr=0.003", "lr=0.01", "lr=0.03"] and list(rows["own"]) == [False, True, False]
     assert list(rows["verdict"]) == ["INCONCLUSIVE", "SUPPORTED", "CONTRADICTED"] and set(rows["n"]) == {8}
@@ -199,12 +206,14 @@ def test_the_claims_table_gains_the_scope_and_a_row_per_universe():
 def test_robust_is_decided_in_the_family_s_procedure_and_unsettled_says_what_is_open():
     table, rows, _ = two_claims_in_three_universes({0.003: [0.9] * 8, 0.03: [0.9] * 8})
     c = table.loc["c"]
-    # every universe 8 of 8: intersection-union p = 1/256 at half of alpha once c and d are rejected
+    # every universe 8 of 8: intersection-union p = 1/256 at c's half of alpha
     assert c["scope"] == "ROBUST" and c["scope_p"] == pytest.approx(2 / 256)
     assert c["scope_detail"].startswith("SUPPORTED in every universe (holds at lr 0.003, 0.01 and 0.03): intersection-union p = 0.0039")
     assert list(rows["verdict"]) == ["SUPPORTED"] * 3
     table, rows, _ = two_claims_in_three_universes({0.003: [0.9] * 8, 0.03: [0.9] * 4 + [0.1] * 4})
     c = table.loc["c"]
     assert c["scope"] == "UNSETTLED"
-    assert "open at lr=0.03: " in c["scope_detail"] and "more seed(s) per cell, every one meeting the claim, could decide it" in c["scope_detail"]
-    assert "ROBUST needs every universe's p toward SUPPORTED at its step" in c["scope_detail"]
+    assert c["scope_detail"].startswith("holds at lr 0.01; not yet at lr=0.03 (p_sup 0.637), lr=0.003 (p_sup 0.00391); "
+                                        "weakest lr=0.03: ")  # fmt: skip
+    assert "more seed(s) per cell, every one meeting the claim, could decide it" in c["scope_detail"]
+    assert "ROBUST needs every universe's p_sup at the scope's step" in c["scope_detail"]
