@@ -45,6 +45,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     progress       what `make reproduce` shows: a line per finished run, runs and time left
     plots          a study's figures
     report         the stand-alone HTML report
+    readme         the README's generated blocks: the reference's findings, the plan's runs, measured times
 """
 
 import subprocess

@@ -1,0 +1,245 @@
+"""The README's front door, generated: what the reference run finds, what each study runs, what it
+costs, and the picture, each from the one source that holds it.
+
+README.md carries three blocks between marker comments (``<!-- BEGIN name ... -->`` and
+``<!-- END name -->``) that only this module writes:
+
+- ``findings``: every claim of the committed reference run (``reference/<study>/claims.csv``), one row
+  each: study, claim, verdict, scope and its one sentence; whatever columns the files have (a missing
+  ``sentence`` falls back to the first clause of ``evidence``, a missing ``scope`` to none);
+- ``runs``: per study of the default config, its design, seeds and runs as the plan counts them
+  (``ablation.plan.cost``: the first round, then every adaptive round at its most; a run two studies
+  share counts once in the total);
+- ``costs``: the times and disk of the measured reproductions (``benchmarks/reproduce*.json``), each
+  row naming the file and the commit it was measured at, and saying "out of date" exactly while a
+  later commit changes the code it measures (``benchmarks/measured.py``), so that re-measuring and
+  ``make readme`` remove the words.
+
+and ``docs/img/findings.png``, the picture the README opens with, drawn from ``reference/``.
+
+    python -m ablation.readme             # rewrite README.md's blocks and docs/img/findings.png
+    python -m ablation.readme --check     # exit 1 when findings or runs differ from reference/ and the plan
+
+tests/tooling/test_readme.py runs the check on this repository and on a planted disagreement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from . import REPO_DIR
+from . import config as ablation_config
+from . import design
+from . import plan as ablation_plan
+
+README = "README.md"
+PICTURE = "docs/img/findings.png"
+DEFAULT_CONFIG = "config/config.yaml"
+CHECKED = ("findings", "runs")
+"""The blocks ``--check`` compares; ``costs`` is benchmarks/measured.py --check's (it depends on git history)."""
+SMOKE, FULL = "benchmarks/reproduce-smoke", "benchmarks/reproduce"
+
+
+def begin(name: str) -> str:
+    return f"<!-- BEGIN {name}: written by `make readme`; edit {Path(__file__).name} or its sources, not this block -->"
+
+
+def end(name: str) -> str:
+    return f"<!-- END {name} -->"
+
+
+def _cell(text) -> str:
+    """A Markdown table cell: one line, pipes escaped; a missing value empty."""
+    if text is None or (isinstance(text, float) and pd.isna(text)):
+        return ""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+# ---------------------------------------------------------------- findings: reference/
+
+
+def study_order(reference: Path, cfg=None) -> list[str]:
+    """The reference's studies: the config's order first, then any others alphabetically."""
+    present = sorted(p.name for p in Path(reference).iterdir() if (p / "claims.csv").is_file())
+    first = [n for n in (cfg.studies if cfg else []) if n in present]
+    return first + [n for n in present if n not in first]
+
+
+def sentence(row: dict) -> str:
+    """A claim's one sentence: its ``sentence`` column, else the first clause of its ``evidence``."""
+    text = row.get("sentence")
+    if isinstance(text, str) and text.strip():
+        return text.strip()
+    evidence = row.get("evidence")
+    return evidence.split("; ", 1)[0].rstrip(".") + "." if isinstance(evidence, str) and evidence.strip() else ""
+
+
+def findings(reference: Path, cfg=None) -> str:
+    """Every claim of ``reference`` as a Markdown table, and the tally of its verdicts and scopes."""
+    rows, verdicts, scopes = [], {}, {}
+    for name in study_order(reference, cfg):
+        claims = pd.read_csv(Path(reference) / name / "claims.csv", dtype=str, keep_default_na=False)
+        for r in claims.to_dict("records"):
+            verdict, scope = r.get("verdict", ""), r.get("scope", "")
+            verdicts[verdict] = verdicts.get(verdict, 0) + 1
+            if scope:
+                scopes[scope] = scopes.get(scope, 0) + 1
+            claim = f"`{r.get('id', '')}` {r.get('statement', '')}".strip()
+            rows.append(f"| {name} | {_cell(claim)} | **{_cell(verdict)}** | {_cell(scope)} | {_cell(sentence(r))} |")
+    known = ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")  # in this order; any other verdict after them
+    tally = ", ".join(f"{k} {verdicts[k]}" for k in [*known, *sorted(set(verdicts) - set(known))] if k in verdicts)
+    scoped = "; scope: " + ", ".join(f"{k} {v}" for k, v in scopes.items()) if scopes else ""
+    head = ["| study | claim | verdict | scope | what the seeds show |", "| --- | --- | --- | --- | --- |"]
+    return "\n".join([*head, *rows, "", f"{len(rows)} claims: {tally}{scoped} (`{Path(reference).name}/*/claims.csv`)."])
+
+
+# ---------------------------------------------------------------- runs: the config and the plan
+
+
+def _seeds_text(study, block: dict | None) -> str:
+    seeds = sorted(study.seeds)
+    contiguous = seeds == list(range(seeds[0], seeds[-1] + 1))
+    text = f"{seeds[0]}–{seeds[-1]}" if contiguous and len(seeds) > 2 else ", ".join(map(str, seeds))
+    if block:
+        text += f", then {block['batch']} more a round in the cells of open claims, up to {block['max_seeds']}"
+    return text
+
+
+def _scope_text(study) -> str:
+    scoped = [c for c in study.claims if c.robust_over]
+    return "".join(f"; {c.id} also at " + ", ".join(f"{k} {' / '.join(map(str, v))}" for k, v in c.robust_over.items())
+                   for c in scoped)  # fmt: skip
+
+
+def runs(cfg) -> str:
+    """Per study its design in words (the config's description), its seeds and its runs as the plan
+    counts them, and the total with shared runs once."""
+    cost = ablation_plan.cost(cfg, None).set_index("study")["runs"]
+    lines = ["| study | design (its `description`) | seeds | runs |", "| --- | --- | --- | --- |"]
+    for name, study in cfg.studies.items():
+        block = design.adaptive_block(cfg.raw["studies"][name])
+        seeds = _seeds_text(study, block) + _scope_text(study)
+        lines.append(f"| `{name}` | {_cell(study.description)} | {_cell(seeds)} | {cost[name].replace('-', '–')} |")
+    lines.append(f"| all | a run two studies share counts once | | {cost['all'].replace('-', '–')} |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- costs: the measured files
+
+
+def _measured():
+    """benchmarks/measured.py (standard library only; not part of the package)."""
+    spec = importlib.util.spec_from_file_location("measured", REPO_DIR / "benchmarks" / "measured.py")
+    module = sys.modules.setdefault("measured", importlib.util.module_from_spec(spec))
+    if not hasattr(module, "MEASURED"):
+        spec.loader.exec_module(module)
+    return module
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min"
+
+
+def costs(root: Path = REPO_DIR) -> str:
+    """The measured reproductions as a table: per step its wall time, what else ran, and the file and
+    commit it was measured at (out of date while later code changes what it measures)."""
+    measured = _measured()
+    rows = ["| step | wall time | CPU time | while other processes used | measured in |", "| --- | --- | --- | --- | --- |"]
+    for base, steps in ((SMOKE, (("venv", "`make venv`: .venv from the pins"),
+                                 ("pipeline", "`make reproduce CONFIG=config/smoke.yaml`: the quick look"),
+                                 ("test", "`make test`: the default suite"))),
+                        (FULL, (("pipeline", "`make reproduce`: every study of the default config"),))):  # fmt: skip
+        data = pd.read_json(root / f"{base}.json", typ="series")
+        st = measured.read(root / f"{base}.md")
+        decl = next(m for m in measured.MEASURED if m.path == f"{base}.md")
+        newer = measured.newer_code(root, decl, st["commit"])
+        stale = f"; {measured.OUT_OF_DATE}: code it measures changed since" if newer else ""
+        cores = data["machine"].get("cores", "?")
+        for key, words in steps:
+            step = data.get(key)
+            if not isinstance(step, dict):
+                continue
+            rows.append(f"| {words} | {_minutes(step['wall_s'])} on {cores} cores | {step['cpu_s']:.0f} s | "
+                        f"{100 * step['other_share']:.0f} % of the CPU | {base}.md, measured at {st['commit']}{stale} |")  # fmt: skip
+        disk = data.get("disk_mb") or {}
+        if disk:
+            parts = ", ".join(f"{k} {v:.0f} MB" for k, v in disk.items())
+            rows.append(f"| disk afterwards | {parts} | | | {base}.md, measured at {st['commit']}{stale} |")
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------- the README
+
+
+def blocks(cfg, reference: Path, root: Path = REPO_DIR) -> dict[str, str]:
+    return {"findings": findings(reference, cfg), "runs": runs(cfg), "costs": costs(root)}
+
+
+def _pattern(name: str) -> re.Pattern:
+    return re.compile(rf"<!-- BEGIN {re.escape(name)}[:\s][^\n]*-->\n(.*?)<!-- END {re.escape(name)} -->", re.S)
+
+
+def replace(text: str, name: str, body: str) -> str:
+    """``text`` with block ``name`` replaced by ``body``; an error naming the block when its markers are missing."""
+    if not _pattern(name).search(text):
+        raise ValueError(f"no block {name!r} ({begin(name)} ... {end(name)})")
+    return _pattern(name).sub(lambda _: f"{begin(name)}\n{body}\n{end(name)}", text, count=1)
+
+
+def block(text: str, name: str) -> str | None:
+    """The body of block ``name`` in ``text``; None when it has none."""
+    m = _pattern(name).search(text)
+    return m[1].removesuffix("\n") if m else None
+
+
+def differences(readme: str, cfg, reference: Path) -> list[str]:
+    """The CHECKED blocks of ``readme`` that differ from what ``reference`` and the plan give, each
+    with its first differing line."""
+    out = []
+    wanted = {"findings": findings(reference, cfg), "runs": runs(cfg)}
+    for name in CHECKED:
+        have = block(readme, name)
+        if have is None:
+            out.append(f"README.md has no block {name!r}")
+        elif have != wanted[name]:
+            pairs = zip(have.splitlines() + [""] * 999, wanted[name].splitlines())
+            first = next(((h, w) for h, w in pairs if h != w), ("", ""))
+            out.append(f"README.md's {name} block differs from its source: README «{first[0][:120]}», "
+                       f"generated «{first[1][:120]}» (run `make readme`)")  # fmt: skip
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m ablation.readme", description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 when a block differs from its source")
+    ap.add_argument("--config", default=str(REPO_DIR / DEFAULT_CONFIG))
+    ap.add_argument("--reference", type=Path, default=REPO_DIR / "reference")
+    ap.add_argument("--readme", type=Path, default=REPO_DIR / README)
+    args = ap.parse_args(argv)
+    cfg = ablation_config.load(args.config)
+    text = args.readme.read_text(encoding="utf-8")
+    if args.check:
+        found = differences(text, cfg, args.reference)
+        print("\n".join(found) or f"{args.readme.name}: findings and runs are those of reference/ and the plan")
+        return 1 if found else 0
+    new = text
+    for name, body in blocks(cfg, args.reference).items():
+        new = replace(new, name, body)
+    if new != text:
+        args.readme.write_text(new, encoding="utf-8")
+    from .plots import findings_figure  # matplotlib: only where the picture is drawn
+
+    findings_figure({n: pd.read_csv(args.reference / n / "summary.csv", dtype={"run_id": str})
+                     for n in study_order(args.reference, cfg)}, cfg, REPO_DIR / PICTURE)  # fmt: skip
+    print(f"{args.readme.name}: {'rewritten' if new != text else 'already in step'}; drew {PICTURE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
