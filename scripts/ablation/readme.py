@@ -15,7 +15,11 @@ README.md carries three blocks between marker comments (``<!-- BEGIN name ... --
   later commit changes the code it measures (``benchmarks/measured.py``), so that re-measuring and
   ``make readme`` remove the words.
 
-and ``docs/img/findings.png``, the picture the README opens with, drawn from ``reference/``.
+and ``docs/img/findings.png``, the picture the README opens with, drawn from ``reference/``. Two
+pages carry blocks the same way: config/README.md every key a claim may have (``claim-keys``, from
+the schema's ``definitions.claim``: the config check refuses any other) and every claim kind with its
+keys (``claim-kinds``, from ``ablation.kinds``' registry), docs/cluster.md the
+rules that run on the submitting host (``localrules``, from the workflow's ``localrules:``).
 
     python -m ablation.readme             # rewrite README.md's blocks and docs/img/findings.png
     python -m ablation.readme --check     # exit 1 when findings or runs differ from reference/ and the plan
@@ -42,7 +46,9 @@ README = "README.md"
 PICTURE = "docs/img/findings.png"
 DEFAULT_CONFIG = "config/config.yaml"
 CHECKED = ("findings", "runs")
-"""The blocks ``--check`` compares; ``costs`` is benchmarks/measured.py --check's (it depends on git history)."""
+"""The README's blocks ``--check`` compares; ``costs`` is benchmarks/measured.py --check's (it depends on git history)."""
+PAGES = {"config/README.md": ("claim-keys", "claim-kinds"), "docs/cluster.md": ("localrules",)}
+"""The other pages with generated blocks (all checked)."""
 SMOKE, FULL = "benchmarks/reproduce-smoke", "benchmarks/reproduce"
 
 
@@ -174,6 +180,60 @@ def costs(root: Path = REPO_DIR) -> str:
     return "\n".join(rows)
 
 
+# ---------------------------------------------------------------- the other pages: the schema, the workflow
+
+
+def claim_keys() -> str:
+    """Every key a claim may have besides its kind's own: the schema's ``definitions.claim``."""
+    from .settings import schema
+
+    props = schema()["definitions"]["claim"]["properties"]
+    required = set(schema()["definitions"]["claim"].get("required", ()))
+    lines = ["| key | | meaning |", "| --- | --- | --- |"]
+    for key, spec in props.items():
+        lines.append(f"| `{key}` | {'required' if key in required else ''} | {_cell(spec.get('description', ''))} |")
+    return "\n".join(lines)
+
+
+def claim_kinds() -> str:
+    """Every registered claim kind: its keys with their meaning (the kind's schema, a shared key's from
+    the schema's definitions) and what one seed must show (its docstring's first line). A key the kind
+    refuses (``not``) is left out."""
+    from .kinds import CLAIM_KINDS
+    from .settings import schema
+
+    definitions = schema()["definitions"]
+
+    def spec_of(spec: dict) -> dict:
+        ref = spec.get("$ref", "")
+        own = {k: v for k, v in spec.items() if k != "$ref"}  # a description beside the $ref is the kind's own
+        return {**definitions[ref.rsplit("/", 1)[1]], **own} if ref.startswith("#/definitions/") else spec
+
+    lines = ["| kind | its keys | a seed meets the claim when |", "| --- | --- | --- |"]
+    for name, kind in CLAIM_KINDS.items():
+        specs = {k: spec_of(v) for k, v in kind.keys.items() if "not" not in v}
+        keys = "; ".join(f"`{k}`: {spec.get('description', '').rstrip('.')}" + (f" (default {spec['default']})" if "default" in spec else "")
+                         for k, spec in specs.items())  # fmt: skip
+        lines.append(f"| `{name}` | {_cell(keys)} | {_cell((kind.__doc__ or '').strip().splitlines()[0])} |")
+    return "\n".join(lines)
+
+
+def local_rules(root: Path = REPO_DIR) -> str:
+    """The rules the workflow runs on the submitting host: every name under a ``localrules:`` of its
+    rule files, in their order."""
+    names = []
+    for path in sorted((Path(root) / "workflow").rglob("*.smk")) + [Path(root) / "workflow" / "Snakefile"]:
+        for m in re.finditer(r"^localrules:\s*\n((?:[ \t]+\w+,?[ \t]*\n?)+)", path.read_text(encoding="utf-8"), re.M):
+            names += re.findall(r"\w+", m[1])
+    return f"{len(names)} local rules: " + ", ".join(f"`{n}`" for n in names) + "."
+
+
+def page_blocks(page: str, root: Path = REPO_DIR) -> dict[str, str]:
+    """The generated blocks of ``page`` (a key of PAGES), by name."""
+    makers = {"claim-keys": claim_keys, "claim-kinds": claim_kinds, "localrules": lambda: local_rules(root)}
+    return {name: makers[name]() for name in PAGES[page]}
+
+
 # ---------------------------------------------------------------- the README
 
 
@@ -215,6 +275,18 @@ def differences(readme: str, cfg, reference: Path) -> list[str]:
     return out
 
 
+def page_differences(root: Path = REPO_DIR) -> list[str]:
+    """The generated blocks of PAGES that differ from the schema and the workflow."""
+    out = []
+    for page in PAGES:
+        text = (Path(root) / page).read_text(encoding="utf-8")
+        for name, body in page_blocks(page, root).items():
+            have = block(text, name)
+            if have != body:
+                out.append(f"{page}'s {name} block differs from its source (run `make readme`)")
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ablation.readme", description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 when a block differs from its source")
@@ -225,7 +297,7 @@ def main(argv=None) -> int:
     cfg = ablation_config.load(args.config)
     text = args.readme.read_text(encoding="utf-8")
     if args.check:
-        found = differences(text, cfg, args.reference)
+        found = differences(text, cfg, args.reference) + page_differences()
         print("\n".join(found) or f"{args.readme.name}: findings and runs are those of reference/ and the plan")
         return 1 if found else 0
     new = text
@@ -233,6 +305,14 @@ def main(argv=None) -> int:
         new = replace(new, name, body)
     if new != text:
         args.readme.write_text(new, encoding="utf-8")
+    for page in PAGES:
+        path = REPO_DIR / page
+        old = path.read_text(encoding="utf-8")
+        rewritten = old
+        for name, body in page_blocks(page).items():
+            rewritten = replace(rewritten, name, body)
+        if rewritten != old:
+            path.write_text(rewritten, encoding="utf-8")
     from .plots import findings_figure  # matplotlib: only where the picture is drawn
 
     findings_figure({n: pd.read_csv(args.reference / n / "summary.csv", dtype={"run_id": str})

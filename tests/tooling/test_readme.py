@@ -88,3 +88,22 @@ def test_the_readme_opens_with_its_picture_and_its_findings_within_40_lines():
     head = "\n".join(README.splitlines()[:40])
     assert f"]({readme.PICTURE})" in head and (REPO / readme.PICTURE).is_file()
     assert "<!-- END findings -->" in head
+
+
+def test_the_pages_list_every_claim_key_and_kind_of_the_schema_and_every_local_rule_of_the_workflow():
+    assert readme.page_differences() == []
+    keys = readme.block((REPO / "config" / "README.md").read_text(encoding="utf-8"), "claim-keys")
+    for key in ("metric", "lengths", "robust_over", "exact"):
+        assert f"| `{key}` |" in keys
+    assert "exact_match" in keys  # a task's metric, as the default config's length study reads
+
+
+def test_a_local_rule_added_to_the_workflow_fails_the_pages_check(tmp_path):
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "workflow", root / "workflow")
+    shutil.copytree(REPO / "docs", root / "docs")
+    shutil.copytree(REPO / "config", root / "config")
+    rules = root / "workflow" / "rules" / "common.smk"
+    rules.write_text(rules.read_text(encoding="utf-8").replace("localrules:\n", "localrules:\n    planted,\n", 1))
+    found = readme.page_differences(root)
+    assert found == ["docs/cluster.md's localrules block differs from its source (run `make readme`)"], found
