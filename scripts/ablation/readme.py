@@ -234,6 +234,60 @@ def page_blocks(page: str, root: Path = REPO_DIR) -> dict[str, str]:
     return {name: makers[name]() for name in PAGES[page]}
 
 
+# ---------------------------------------------------------------- the picture: reference/
+
+
+def run_factors(run_ids: pd.Series) -> pd.DataFrame:
+    """The settings a run id names (``pos_enc~none/seed~0``), one column each, as text."""
+    return pd.DataFrame([dict(part.split("~", 1) for part in str(r).split("/") if "~" in part) for r in run_ids],
+                        index=run_ids.index)  # fmt: skip
+
+
+def findings_figure(summaries: dict[str, pd.DataFrame], cfg, path: Path) -> None:
+    """The README's picture: on the order task, every run's test accuracy by positional encoding, a
+    panel per study that varies it (the attention mask colours, where the study varies it), chance dashed. ``summaries``:
+    study -> its summary (reference/<study>/summary.csv); studies of another task are left out."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    import seaborn as sns
+
+    from .data import TASKS
+    from . import io
+    from .plots import DPI, PALETTE
+
+    sns.set_theme(style="whitegrid", context="notebook")
+    panels = []
+    for name, summary in summaries.items():
+        study = cfg.studies.get(name)
+        if study is None or "pos_enc" not in study.factor_names:
+            continue
+        if not getattr(TASKS.get(study.runs()[0].settings.task), "twins", False):
+            continue  # the picture is about order: 50 % is chance only on a test set of swap twins
+        data = summary.join(run_factors(summary["run_id"]))
+        data["test_acc"] = pd.to_numeric(data["test_acc"], errors="coerce")
+        hue = "attn_mask" if "attn_mask" in study.factor_names else None  # a causal mask tells positions apart
+        panels.append((name, data, [str(v) for v in study.factors["pos_enc"]], hue))
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 + 1.1 * sum(len(p[2]) for p in panels), 3.6), squeeze=False,
+                             sharey=True, layout="constrained", width_ratios=[len(p[2]) for p in panels])  # fmt: skip
+    for ax, (name, data, order, hue) in zip(axes.flat, panels):
+        np.random.seed(0)  # seaborn's jitter: the same picture from the same reference
+        sns.stripplot(data=data, x="pos_enc", y="test_acc", order=order, hue=hue, dodge=bool(hue), jitter=0.3, size=3.5,
+                      alpha=0.6, palette=PALETTE if hue else None, color=None if hue else "0.3", ax=ax)  # fmt: skip
+        ax.axhline(0.5, color="0.5", lw=0.9, ls="--")
+        ax.set_ylim(0.3, 1.03)
+        ax.set_title(f"{name} ({len(data)} runs)", fontsize=10)
+        ax.set_xlabel("positional encoding")
+        ax.set_ylabel("test accuracy (order task)")
+        ax.tick_params(axis="x", labelsize=8)
+        if hue:
+            ax.legend(title=hue, fontsize=7, title_fontsize=7, loc="lower center", ncol=2)
+    fig.suptitle("Every run of the reference by positional encoding: without it, a model without a causal mask "
+                 "sits exactly at chance (dashed)", fontsize=10)  # fmt: skip
+    with io.atomic_open(path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+
+
 # ---------------------------------------------------------------- the README
 
 
@@ -313,8 +367,6 @@ def main(argv=None) -> int:
             rewritten = replace(rewritten, name, body)
         if rewritten != old:
             path.write_text(rewritten, encoding="utf-8")
-    from .plots import findings_figure  # matplotlib: only where the picture is drawn
-
     findings_figure({n: pd.read_csv(args.reference / n / "summary.csv", dtype={"run_id": str})
                      for n in study_order(args.reference, cfg)}, cfg, REPO_DIR / PICTURE)  # fmt: skip
     print(f"{args.readme.name}: {'rewritten' if new != text else 'already in step'}; drew {PICTURE}")
