@@ -323,9 +323,11 @@ def differences(readme: str, cfg, reference: Path) -> list[str]:
             out.append(f"README.md has no block {name!r}")
         elif have != wanted[name]:
             pairs = zip(have.splitlines() + [""] * 999, wanted[name].splitlines())
-            first = next(((h, w) for h, w in pairs if h != w), ("", ""))
-            out.append(f"README.md's {name} block differs from its source: README «{first[0][:120]}», "
-                       f"generated «{first[1][:120]}» (run `make readme`)")  # fmt: skip
+            h, w = next(((h, w) for h, w in pairs if h != w), ("", ""))
+            at = next((i for i, (a, b) in enumerate(zip(h, w)) if a != b), min(len(h), len(w)))
+            start = max(0, at - 40)  # where the two lines part, with some context
+            out.append(f"README.md's {name} block differs from its source in the line «{(h or w)[:40]}…»: "
+                       f"README «…{h[start:at + 60]}…», generated «…{w[start:at + 60]}…» (run `make readme`)")  # fmt: skip
     return out
 
 
