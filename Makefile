@@ -14,8 +14,14 @@ SNAKEMAKE := $(BIN)/snakemake
 ## package, editable and without resolving its dependencies again (the lock pinned them).
 venv: $(VENV)/.installed
 
+## TORCH=cpu: first torch's CPU build of the pinned version, from PyTorch's CPU index added to the
+## indexes pip is configured with (a mirror stays in use); the lock's torch pin is then met by it.
+TORCH ?=
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+
 $(VENV)/.installed: requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(if $(filter cpu,$(TORCH)),$(BIN)/python -m pip install --quiet --disable-pip-version-check --extra-index-url $(TORCH_CPU_INDEX) "$$(grep -E '^torch==' requirements.txt)")
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $@
@@ -116,3 +122,9 @@ LONG_FILE_LINES := 600
 long-files:
 	@git ls-files --cached --others --exclude-standard -- scripts benchmarks | grep -v '\.json$$' \
 		| xargs -r wc -l | awk -v max=$(LONG_FILE_LINES) '$$2 != "total" && $$1 > max'
+
+## The README's generated blocks (what reference/ finds, the plan's runs per study, the measured
+## times) and its picture, docs/img/findings.png; `make readme CHECK=1` only compares them.
+.PHONY: readme
+readme: venv
+	$(BIN)/python -m ablation.readme $(if $(CHECK),--check)

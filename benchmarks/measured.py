@@ -17,7 +17,10 @@ measured number when one block of it (a paragraph or a list item) names a declar
 number with a unit (12.3 min, 45 s, 98 %, 1.2x). Such a block must name the commit the file's stamp
 gives; and the file must be current, unless the block says in words that its number is "out of date"
 (then the file must indeed be out of date). `--check` lists every block that breaks this;
-tests/tooling/test_measured.py runs it on this repository and on planted stale files.
+tests/tooling/test_measured.py runs it on this repository and on planted stale files. README.md's
+measured numbers are one generated block (`make readme`, ablation.readme): it reads the JSON files,
+names each file's commit and writes "out of date" exactly while `newer_code` finds later commits,
+so re-measuring and `make readme` leave no such words behind.
 
 Standard library only: benchmarks/reproduce.py stamps its output before .venv exists.
 """

@@ -43,8 +43,11 @@ tests/tooling/test_package_layout.py holds the code to this order.
     timing         a design's cost on this machine: the cost model timed here, its jobs on the cores
     plan           the seeds each claim needs and the training still to do
     progress       what `make reproduce` shows: a line per finished run, runs and time left
+    reading        what a study's claims read: metric, test lengths, the figure that shows it; n by cell
+    specification  a scoped claim's specifications: each universe's mean and interval, sorted
     plots          a study's figures
     report         the stand-alone HTML report
+    readme         the README's generated blocks: the reference's findings, the plan's runs, measured times
 """
 
 import subprocess

@@ -60,7 +60,17 @@ FIGURES = (
         "Where each claim with robust_over holds: every seed's value in each universe (a combination of the levels of "
         "the settings it names), green where it meets the claim's per-seed condition, red where not; the shaded band is "
         "what the claim asks of a seed. A figure per study; the scope table gives each universe's verdict.",
-        "where it holds",
+        "each seed in each universe", True,
+    ),
+    Output(
+        "specification_curve", "figures/specification_curve.png",
+        "A specification curve (Simonsohn et al. 2020) of each claim with robust_over: every universe (and cell the "
+        "claim is judged in) as a dot at its mean over seeds with its interval at the configured confidence "
+        "(Anderson's, valid for any bounded metric; a bootstrap for slopes), sorted by that mean; green inside the "
+        "claim's band (shaded grey), red outside; the yellow column is the study's own settings. Under it the settings "
+        "panel: a row per setting, a mark at each specification's level. The title says how many universes keep the "
+        "claim's verdict (each universe judged at Holm over the claim's universes) and which settings change it.",
+        "specification curve",
     ),
 )  # fmt: skip
 

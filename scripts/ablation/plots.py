@@ -8,6 +8,8 @@
 - grad_norms_init: per-layer gradient norms at step 0, drawn the same way;
 - length_generalization: each metric of the study's evaluations against the test length, a thin
   line per run (so per seed, in each cell), each level's mean bold, the trained lengths shaded;
+- where_it_holds and specification_curve: a scoped claim's seeds in each universe, and each
+  universe's mean over seeds with its interval, sorted, over the panel of its settings;
 and, for the whole project, a heatmap of the model's reference positional encoding.
 
 Colours and facets come from the study's factors: the colour (``hue``) is the study's first
@@ -22,6 +24,7 @@ import dataclasses
 import itertools
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -35,6 +38,7 @@ import seaborn as sns  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 
 from . import io, outputs  # noqa: E402
+from .specification import pairs, scope_title, specifications  # noqa: E402
 from .data import TASKS  # noqa: E402
 from .settings import sorted_levels  # noqa: E402
 
@@ -94,6 +98,8 @@ class StudyData:
     factors: list
     evaluations: pd.DataFrame | None = None  # one row per run, metric and test length
     scope_seeds: pd.DataFrame | None = None  # tables/scope_seeds.csv: a scoped claim's seeds in each universe
+    scope: pd.DataFrame | None = None  # tables/scope.csv: a scoped claim's verdict in each universe
+    claims: pd.DataFrame | None = None  # tables/claims.csv: each claim's verdict at the study's settings
     hue: str | None = None
     facet: str | None = None
     where: dict | None = None  # the interaction heatmaps' runs: factor -> level
@@ -408,6 +414,68 @@ def where_it_holds(d: StudyData, path: Path) -> None:
     _save(fig, path)
 
 
+def specification_curve(d: StudyData, path: Path) -> None:
+    """Per claim with robust_over, a specification curve (Simonsohn et al. 2020): every universe's (and
+    cell's) mean over seeds with its interval, sorted, the claim's band shaded; under it the settings
+    panel, a row per setting and a mark at each specification's level."""
+    seeds = d.scope_seeds
+    if seeds is None or seeds.empty:
+        _save_empty(path, "No claim of the study has robust_over: no universes to show.")
+        return
+    claims = list(dict.fromkeys(seeds["id"]))
+    specs = {c: specifications(seeds[seeds["id"] == c], d.confidence) for c in claims}
+    settings = {}
+    for c, s in specs.items():
+        per = [{**pairs(u), **(pairs(cell) if s["cell"].nunique() > 1 else {})} for u, cell in zip(s["universe"], s["cell"])]
+        settings[c] = (per, list(dict.fromkeys(k for p in per for k in p)))
+    widths = [max(3.0, 0.55 * len(s)) + 1.6 for s in specs.values()]
+    tallest = max(len(names) for _, names in settings.values())
+    fig, axes = plt.subplots(2, len(claims), figsize=(sum(widths) + 1, 4.2 + 0.45 * tallest), squeeze=False,
+                             sharex="col", layout="constrained", width_ratios=widths,
+                             height_ratios=[3, 0.5 + 0.45 * tallest])  # fmt: skip
+    colors = {True: sns.color_palette(PALETTE)[2], False: sns.color_palette(PALETTE)[3]}
+    verdicts = {} if d.claims is None else dict(zip(d.claims["id"], d.claims["verdict"]))
+    for col, claim in enumerate(claims):
+        top, panel, s = axes[0, col], axes[1, col], specs[claim]
+        rows = seeds[seeds["id"] == claim]
+        band_lo, band_hi = float(rows["band_lo"].iloc[0]), float(pd.to_numeric(rows["band_hi"]).iloc[0])
+        x = np.arange(len(s))
+        inside = ((s["mean"] >= band_lo) & (s["mean"] <= (band_hi if np.isfinite(band_hi) else np.inf))).to_numpy()
+        top.axhspan(band_lo, band_hi if np.isfinite(band_hi) else max(1.0, s["hi"].max()), color="0.9", zorder=0)
+        for ax in (top, panel):
+            for i in x[s["own"].to_numpy()]:
+                ax.axvspan(i - 0.45, i + 0.45, color="#fff3bf", zorder=0)
+        top.vlines(x, s["lo"], s["hi"], color="0.35", lw=1.4, zorder=2)
+        for value in (True, False):
+            top.scatter(x[inside == value], s["mean"][inside == value], s=36, color=colors[value], zorder=3,
+                        edgecolor="black", linewidth=0.5)  # fmt: skip
+        top.set_ylabel(f"mean over seeds ({100 * d.confidence:g} % interval)", fontsize=8)
+        title = scope_title(claim, d.scope, verdicts.get(claim))
+        top.set_title("\n".join(textwrap.fill(t, int(13 * widths[col])) for t in title.split("\n")), fontsize=9)
+        top.set_xlim(-0.6, len(s) - 0.4)
+        per, names = settings[claim]
+        for row, name in enumerate(names):
+            levels = sorted_levels([p[name] for p in per if name in p])
+            for i, p in enumerate(per):
+                if name in p:
+                    panel.scatter(i, row, marker="s", s=40, color=sns.color_palette(PALETTE)[levels.index(p[name]) % 10])
+                    panel.annotate(p[name], (i, row), xytext=(0, -9), textcoords="offset points", ha="center", fontsize=6)
+        panel.set_yticks(range(len(names)), names, fontsize=8)
+        panel.set_ylim(len(names) - 0.4, -0.6)
+        panel.set_xticks(x, [str(i + 1) for i in x], fontsize=7)
+        panel.set_xlabel("specifications, sorted by their mean", fontsize=8)
+        panel.grid(False)
+    from matplotlib.patches import Patch  # the legend's swatches
+
+    handles = [Patch(color="0.9", label="what the claim asks of a seed"), Patch(color="#fff3bf", label="the study's own settings"),
+               *[plt.Line2D([], [], marker="o", ls="", color=colors[v], markeredgecolor="black",
+                            label="mean inside the band" if v else "mean outside the band") for v in (True, False)]]  # fmt: skip
+    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=8, frameon=False)
+    fig.suptitle("Specification curve of each claim with robust_over: every universe's mean over seeds, sorted, "
+                 "and its settings below", fontsize=10)  # fmt: skip
+    _save(fig, path)
+
+
 def positional_encoding_figure(seq_len: int, d_model: int, path: Path) -> None:
     from .model import reference_encoding  # torch: imported only for this one figure
 
@@ -443,6 +511,8 @@ def main(argv=None) -> int:
     ap.add_argument("--init-grads", type=Path)
     ap.add_argument("--evaluations", type=Path, help="the study's evaluations.csv")
     ap.add_argument("--scope-seeds", type=Path, help="the study's tables/scope_seeds.csv")
+    ap.add_argument("--scope", type=Path, help="the study's tables/scope.csv")
+    ap.add_argument("--claims", type=Path, help="the study's tables/claims.csv (a scoped study's)")
     ap.add_argument("--outdir", type=Path)
     ap.add_argument("--pe-figure", type=Path, help="draw only the positional-encoding heatmap here")
     ap.add_argument("--seq-len", type=int, default=32)
@@ -466,7 +536,10 @@ def main(argv=None) -> int:
     grads = pd.read_csv(args.init_grads, dtype=labels, usecols=[*labels, "layer", "grad_norm"])
     evaluations = pd.read_csv(args.evaluations, dtype=keep | {"run_id": str}) if args.evaluations else None
     scope_seeds = pd.read_csv(args.scope_seeds, dtype={"universe": str, "cell": str}) if args.scope_seeds else None
-    d = StudyData(summary, curves, grads, factors, evaluations, scope_seeds, hue, facet, hint.get("where"), args.confidence)
+    scope = pd.read_csv(args.scope, dtype={"universe": str}) if args.scope else None
+    claims = pd.read_csv(args.claims, usecols=["id", "verdict"]) if args.claims else None
+    d = StudyData(summary, curves, grads, factors, evaluations, scope_seeds, scope, claims, hue, facet,
+                  hint.get("where"), args.confidence)  # fmt: skip
     for path in study_figures(d, args.outdir):
         print(f"wrote {path}")
     return 0

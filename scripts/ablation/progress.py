@@ -35,6 +35,8 @@ from pathlib import Path
 from .settings import cost_estimate
 
 _DECLARED: dict = {"runs": {}, "first": (), "store": None, "width": 0}
+WIDTH = 100
+"""The screen's lines are at most this wide: a long run id loses its middle (its seed, at the end, stays)."""
 # Snakemake's per-step messages: the log file keeps them, the screen does not need them.
 CHATTER = (
     "Building DAG of jobs",
@@ -67,15 +69,23 @@ def read_metrics(path) -> dict | None:
         return None
 
 
-def run_line(label: str, metrics: dict | None) -> str:
-    """``study  run id: status, test accuracy, seconds`` of a finished run."""
+def run_line(label: str, metrics: dict | None, width: int | None = None) -> str:
+    """``study  run id: status, test accuracy, seconds`` of a finished run, in at most ``width``
+    columns: a label too long for them gives up the middle of its run id for an ellipsis."""
     if metrics is None:
-        return f"{label}: finished (no metrics.csv)"
-    try:
-        acc, seconds = float(metrics["test_acc"]), float(metrics["train_seconds"])
-        return f"{label}: {metrics.get('status', '?')}, test accuracy {acc:.3f}, {seconds:.1f} s"
-    except (KeyError, ValueError):
-        return f"{label}: {metrics.get('status', 'finished')}"
+        said = "finished (no metrics.csv)"
+    else:
+        try:
+            acc, seconds = float(metrics["test_acc"]), float(metrics["train_seconds"])
+            said = f"{metrics.get('status', '?')}, test accuracy {acc:.3f}, {seconds:.1f} s"
+        except (KeyError, ValueError):
+            said = metrics.get("status", "finished")
+    over = len(label) + 2 + len(said) - width if width else 0
+    if over > 0:
+        head, _, run_id = label.rpartition(" ")
+        keep = max(8, len(run_id) - over - 1)
+        label = f"{head} {run_id[: keep // 2]}…{run_id[len(run_id) - (keep - keep // 2):]}" if head else label
+    return f"{label}: {said}"
 
 
 def duration(seconds: float) -> str:
@@ -193,7 +203,8 @@ class Screen:
                 self.units_left -= cost_estimate(run.settings)
             self.done.add(h)
             if "rules" not in self.quiet:
-                self._write(f"[{time.strftime('%H:%M:%S')}] {run_line(label, metrics)}")
+                stamp = f"[{time.strftime('%H:%M:%S')}] "
+                self._write(stamp + run_line(label, metrics, WIDTH - len(stamp)))
         elif rule == "adaptive_round" and output:
             try:
                 planned = len(json.loads(Path(output[0]).read_text(encoding="utf-8"))["new_runs"])

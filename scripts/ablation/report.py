@@ -32,6 +32,7 @@ import yaml
 from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs
 from . import plan as ablation_plan
 from .outputs import ROBUST
+from .reading import METRIC_WORDS, seeds_text, study_lead
 from .config import format_value, validate
 from .kinds import Claim
 from .seedtests import share_p
@@ -39,14 +40,12 @@ from .seedtests import share_p
 VERSION_PACKAGES = ("torch", "numpy", "pandas", "scipy", "matplotlib", "seaborn", "itables", "snakemake")
 REFERENCE_DIR = REPO_DIR / "reference"
 LARGEST_EFFECTS = 3
-METRIC_WORDS = {"test_acc": "test accuracy", "converged": "share of runs that converged",
-                "final_train_acc": "final training accuracy"}  # fmt: skip
 EMPTY = ""
 """What a table shows for a value that does not apply (a footnote under each table says so)."""
 PLAIN_COLUMN = "sentence"
 """The claims table's column a verdict row shows: the verdict in one plain sentence. Where the
 table has none, the first clause of its ``evidence`` (what the seeds show) stands in."""
-SCOPE_FIGURE = "where_it_holds"  # shown in "Where it holds", beside the scope tables, not in the study's figures
+SCOPE_FIGURES = ("specification_curve", "where_it_holds")  # shown in "Where it holds", not in the study's figures
 SCOPE_SHOWN = ["universe", "own", "verdict", "n", "share", "p_sup", "p_con", "p_holm", "robustness"]
 
 
@@ -206,8 +205,7 @@ def claim_sentence(c: dict, claim: Claim, confidence: float, long: bool = False)
     """What the seeds show, in plain words: the claims table's evidence (how many seeds met the
     claim's per-seed condition, the test and its p; for an exact claim, the certificate), then what
     was measured with its unit and what n counts; the long form adds the rule."""
-    n = c.get("n")
-    seeds = f"{int(n)} seeds" if not _isnan(n) else "no seeds"
+    seeds = seeds_text(c) or "no seeds"
     part = claim.parts[0]
     if part.compare:
         f, a, b = part.compare
@@ -329,6 +327,7 @@ def study_section(results: Path, name: str, study, stats_cfg: dict, interactive:
               if t.name not in ("summary", "claims") and (results / name / t.file).is_file()}  # fmt: skip
     cells, stability = tables["cells"], tables["stability"]
     factors = study.factor_names
+    lead = study_lead(study)
     diverged = int((summary["status"] == "diverged").sum())
     expected = len(list(study.runs()))
     comparisons = tables["comparisons"].copy()
@@ -354,7 +353,7 @@ def study_section(results: Path, name: str, study, stats_cfg: dict, interactive:
         "cells_pivot": table_html(pivot(cells, factors, "mean", pct, "mean test accuracy")) if factors else None,
         "across": factors[-1] if factors else None,
         "cells": interactive(cells, f"{name}-cells"),
-        "main_effects": table_html(tables["main_effects"]),
+        "main_effects": table_html(tables["main_effects"], "table words"),  # long marginal means wrap in their box
         "all_converged": all_converged,
         "n_converged": int(stability["converged"].sum()) if len(stability) else 0,
         "conv_pivot": table_html(conv_pivot) if conv_pivot is not None else None,
@@ -362,7 +361,9 @@ def study_section(results: Path, name: str, study, stats_cfg: dict, interactive:
         "comparisons": interactive(comparisons, f"{name}-comparisons"),
         "folded_tables": [{"title": t.title, "caption": t.caption, "html": table_html(tables[t.name])}
                           for t in outputs.TABLES if t.collapsed and t.name in tables],  # fmt: skip
-        "figures": figure_entries(results, name, skip=(SCOPE_FIGURE,)),
+        **lead,
+        "lead_figures": figure_entries(results, name, only=lead["lead_figures"], skip=SCOPE_FIGURES) if lead["lead_figures"] else [],
+        "figures": figure_entries(results, name, skip=SCOPE_FIGURES + lead["lead_figures"]),
     }
 
 
@@ -382,7 +383,7 @@ def where_it_holds(results: Path, records: list[dict], specs: dict) -> list[dict
         path = results / c["study"] / outputs.table("scope").file
         table = pd.read_csv(path) if path.is_file() else pd.DataFrame(columns=["id", *SCOPE_SHOWN])
         rows = table[table["id"] == c["id"]][[k for k in SCOPE_SHOWN if k in table]]
-        figures = [] if c["study"] in shown else figure_entries(results, c["study"], only=(SCOPE_FIGURE,))
+        figures = [] if c["study"] in shown else figure_entries(results, c["study"], only=SCOPE_FIGURES)
         shown.add(c["study"])
         over = ", ".join(specs[c["id"]].robust_over)
         out.append({"id": c["id"], "study": c["study"], "label": c["scope_label"], "over": over,
@@ -419,19 +420,26 @@ def against_published(results: Path, studies: list[str], cfg) -> list[dict]:
 
 
 def run_counts(results: Path, studies: list[str], cfg) -> dict:
-    """Runs, planned runs (the config's seeds), runs added by adaptive rounds, failures (runs of the
-    config without a result, or with a status other than ok or diverged) and divergences, over every
-    study."""
-    n = failed = diverged = expected = added = 0
+    """Every run the report rests on: the studies' runs, planned (the config's seeds) and added by
+    adaptive rounds, and the runs of scoped claims' other universes (``<study>/scope/summary.csv``);
+    failures (runs of the config without a result, or with a status other than ok or diverged) and
+    divergences over all of them."""
+    n = failed = diverged = expected = added = scope = 0
     for name in studies:
         summary = pd.read_csv(results / name / outputs.table("summary").file, dtype={"run_id": str})
         planned = len(list(cfg.study(name).runs()))
         n += len(summary)
         expected += planned
         added += max(0, len(summary) - planned)  # the seeds an adaptive study's rounds added
+        failed += max(0, planned - len(summary))
+        path = results / name / "scope" / "summary.csv"
+        if path.is_file():
+            universes = pd.read_csv(path, dtype={"run_id": str})
+            scope += len(universes)
+            summary = pd.concat([summary, universes], ignore_index=True)
         diverged += int((summary["status"] == "diverged").sum())
-        failed += int((~summary["status"].isin(["ok", "diverged"])).sum()) + max(0, planned - len(summary))
-    return {"n": n, "expected": expected, "added": added, "failed": failed, "diverged": diverged}
+        failed += int((~summary["status"].isin(["ok", "diverged"])).sum())
+    return {"n": n + scope, "expected": expected, "added": added, "scope": scope, "failed": failed, "diverged": diverged}
 
 
 def reproduction(results: Path, studies: list[str], reference: Path) -> dict:
@@ -481,7 +489,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         c["estimate_short"] = estimate_short(c, spec)
         c["plain"] = verdict_sentence(c)
         c["said"] = claim_sentence(c, spec, cfg.stats["confidence"], long=True)
-        c["n_text"] = EMPTY if _isnan(c.get("n")) else f"{int(c['n'])} seeds"
+        c["n_text"] = seeds_text(c)
         c["scope_label"] = scope_text(c)
     tally = {v: sum(c["verdict"] == v for c in records) for v in ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")}
     checks = pd.read_csv(results / "checks.csv") if (results / "checks.csv").is_file() else pd.DataFrame()

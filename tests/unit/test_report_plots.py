@@ -81,3 +81,50 @@ def test_one_summary_draws_one_accuracy_figure_byte_for_byte(tmp_path):
     np.random.seed(54321)
     plots.accuracy_by_factor(_data(), tmp_path / "b.png")
     assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+
+
+def _scope_seeds(values: dict[str, list[float]], own: str, band=(0.97, np.nan), cell: str = "mean over 1 cell(s)"):
+    rows = [{"id": "c", "universe": u, "own": u == own, "cell": cell, "seed": s, "lo": v, "hi": v, "met": v >= band[0],
+             "band_lo": band[0], "band_hi": band[1]} for u, vs in values.items() for s, v in enumerate(vs)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_the_specification_curve_sorts_every_universe_by_its_mean_with_an_interval_that_holds_it():
+    """Anderson's interval of a bounded mean: valid for seeds that all sit at the bound, where a t or a
+    bootstrap interval would shrink to a point, and always around the mean."""
+    seeds = _scope_seeds({"lr=0.01": [1.0] * 6, "lr=0.001": [0.8, 0.9, 0.95, 0.85, 0.9, 1.0], "lr=0.003": [1.0] * 5 + [0.97]},
+                         own="lr=0.01")  # fmt: skip
+    specs = plots.specifications(seeds, 0.95)
+    assert list(specs["universe"]) == ["lr=0.001", "lr=0.003", "lr=0.01"]
+    assert (specs["lo"] <= specs["mean"]).all() and (specs["mean"] <= specs["hi"]).all() and (specs["hi"] <= 1).all()
+    at_bound = specs.set_index("universe").loc["lr=0.01"]
+    assert at_bound["mean"] == 1.0 and at_bound["lo"] < 0.6 and at_bound["own"]  # six seeds at 1.0 do not rule out 0.5
+    assert list(specs["n"]) == [6, 6, 6]
+
+
+def test_paired_differences_get_the_bounds_of_a_difference():
+    seeds = _scope_seeds({"noise=0.1": [0.5] * 6, "noise=0.3": [0.4, 0.5, 0.6, 0.5, 0.5, 0.5]}, own="noise=0.1",
+                         band=(0.0, np.nan))  # fmt: skip
+    specs = plots.specifications(seeds, 0.95)
+    assert (specs["lo"] < 0).all()  # a difference's interval may reach below 0, an accuracy's not
+
+
+def test_the_title_counts_the_universes_that_keep_the_verdict_and_names_the_setting_that_changes_it():
+    table = pd.DataFrame({"id": "c", "universe": ["lr=0.001", "lr=0.003", "lr=0.01"], "own": [False, False, True],
+                          "verdict": ["CONTRADICTED", "SUPPORTED", "SUPPORTED"]})  # fmt: skip
+    title = plots.scope_title("c", table, "SUPPORTED")
+    assert title.startswith("c: 2 of 3 universes keep SUPPORTED") and "lr 0.01→0.001: CONTRADICTED" in title
+    assert plots.scope_title("c", table.assign(verdict="SUPPORTED")).startswith("c: 3 of 3 universes keep SUPPORTED")
+
+
+def test_the_specification_curve_draws_a_settings_row_per_setting_and_says_when_there_is_nothing(drawn, tmp_path):
+    seeds = _scope_seeds({"epochs=100, lr=0.01": [1.0] * 3, "epochs=300, lr=0.01": [0.9] * 3,
+                          "epochs=100, lr=0.003": [0.95] * 3, "epochs=300, lr=0.003": [1.0] * 3}, own="epochs=300, lr=0.01")  # fmt: skip
+    plots.specification_curve(_data(scope_seeds=seeds), tmp_path / "s.png")
+    fig, empty = drawn[-1]
+    assert empty is None
+    panel = fig.axes[1]
+    assert [t.get_text() for t in panel.get_yticklabels()] == ["epochs", "lr"]
+    assert "keep" not in fig.axes[0].get_title()  # without the scope table the title names the claim alone
+    plots.specification_curve(_data(), tmp_path / "e.png")
+    assert drawn[-1][1] and "robust_over" in drawn[-1][1]

@@ -234,7 +234,7 @@ def test_figures_that_would_show_nothing_are_one_line_of_text(smoke):
 
     # (a scope's figure is shown only under "Where it holds", for a study with robust_over)
     empty = [(s, f.name) for s in cfg.studies for f in outputs.FIGURES
-             if f.name != report.SCOPE_FIGURE and empty_reason(results / s / f.file)]  # fmt: skip
+             if f.name not in report.SCOPE_FIGURES and empty_reason(results / s / f.file)]  # fmt: skip
     assert empty, "the smoke config has a one-layer, one-factor study: its interactions and gradient norms are empty"
     for study, name in empty:
         assert f'alt="{study}: {name}"' not in html
@@ -265,9 +265,10 @@ def test_snakemake_report_labels_each_file_with_its_study_and_has_summaries_and_
             assert f'"study": "{study}", "file": "{table}"' in html, (study, table)
 
 
-def test_run_counts_tell_planned_runs_from_adaptive_ones(tmp_path):
+def test_run_counts_tell_planned_runs_from_adaptive_ones_and_count_the_scopes_runs(tmp_path):
     """A study whose adaptive rounds trained more runs than its seeds plan: the first screen counts
-    them as added, not as 'N of fewer'; a planned run without a result is a failure."""
+    them as added, not as 'N of fewer'; a planned run without a result is a failure. The runs of a
+    scoped claim's other universes (the study's scope/summary.csv) are runs the report rests on too."""
     cfg = C.load(SMOKE)
     names = list(cfg.studies)
     for i, name in enumerate(names):
@@ -275,10 +276,20 @@ def test_run_counts_tell_planned_runs_from_adaptive_ones(tmp_path):
         rows = planned + 3 if i == 0 else planned - 1
         (tmp_path / name).mkdir()
         pd.DataFrame({"run_id": [f"r{k}" for k in range(rows)], "status": "ok"}).to_csv(tmp_path / name / "summary.csv")
+    (tmp_path / names[1] / "scope").mkdir()
+    pd.DataFrame({"run_id": [f"lr~0.003/r{k}" for k in range(4)], "status": ["ok", "ok", "ok", "diverged"]}).to_csv(
+        tmp_path / names[1] / "scope" / "summary.csv")
     expected = sum(len(list(cfg.study(name).runs())) for name in names)
     counts = report.run_counts(tmp_path, names, cfg)
-    assert counts == {"n": expected + 3 - (len(names) - 1), "expected": expected, "added": 3,
-                      "failed": len(names) - 1, "diverged": 0}  # fmt: skip
+    assert counts == {"n": expected + 3 - (len(names) - 1) + 4, "expected": expected, "added": 3, "scope": 4,
+                      "failed": len(names) - 1, "diverged": 1}  # fmt: skip
+
+
+def test_a_claims_n_is_the_range_of_its_cells_seeds_where_they_differ():
+    detail = "heads=1, norm=post: 12 of 13 seeds lost at most 2 pp | heads=2, norm=post: 7 of 7 seeds lost at most 2 pp"
+    assert report.seeds_text({"n": 7, "detail": detail}) == "7-13 seeds (by cell)"
+    assert report.seeds_text({"n": 10, "detail": "mean over 1 cell(s): 10 of 10 seeds improved"}) == "10 seeds"
+    assert report.seeds_text({"n": float("nan"), "detail": ""}) == ""
 
 
 def test_the_published_numbers_stand_beside_ours_with_their_source_and_protocol(smoke):

@@ -413,10 +413,30 @@ def scope_seeds_file(wildcards):
     return []
 
 
+def scope_table_files(wildcards):
+    """A scoped study's verdict in each universe and its claims' verdicts (written with its scope
+    seeds): its specification curve names the universes that keep a claim's verdict. None for the
+    other studies, as scope_seeds_file.
+    """
+    if wildcards.study in SCOPED:
+        return {
+            name: f"{RESULTS}/{wildcards.study}/{outputs.table(name).file}"
+            for name in ("scope", "claims")
+        }
+    return {}
+
+
 def scope_seeds_arg(wildcards, input):
-    """--scope-seeds FILE for a scoped study; nothing for the others."""
-    return (
-        f"--scope-seeds {shlex.quote(input.scope_seeds)}" if input.scope_seeds else ""
+    """--scope-seeds, --scope and --claims FILE for a scoped study; nothing for the others."""
+    if not input.scope_seeds:
+        return ""
+    return " ".join(
+        f"--{flag} {shlex.quote(path)}"
+        for flag, path in (
+            ("scope-seeds", input.scope_seeds),
+            ("scope", input.scope),
+            ("claims", input.claims),
+        )
     )
 
 

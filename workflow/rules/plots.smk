@@ -3,6 +3,7 @@
 
 rule figures:
     input:
+        unpack(scope_table_files),
         summary=f"{RESULTS}/{{study}}/summary.csv",
         curves=f"{RESULTS}/{{study}}/curves.csv",
         init_grads=f"{RESULTS}/{{study}}/init_grads.csv",
