@@ -80,8 +80,12 @@ def universe_runs(claim: Claim, runs: StudyRuns, scope: StudyRuns | None) -> lis
             continue
         if scope is None or not len(scope.summary):
             seed_units.fail(claim.id, f"robust_over: no runs of universe {universe_text(universe)} (the scope's summary is empty)")
+        # the universe's settings, and the study's own value of every other setting a scope of the
+        # study varies: another claim's universes (lr x epochs beside lr alone) share the scope's runs
+        wanted = {name: _own_value(runs.summary, name) for name in _varied(runs)
+                  if name in scope.summary and name in runs.summary} | universe  # fmt: skip
         mask = np.ones(len(scope.summary), dtype=bool)
-        for name, value in universe.items():
+        for name, value in wanted.items():
             column = scope.summary[name] if name in scope.summary else pd.Series([None] * len(scope.summary))
             mask &= np.array([same_value(_typed(v), value) for v in column], dtype=bool)
         summary = scope.summary[mask].reset_index(drop=True)
@@ -89,6 +93,16 @@ def universe_runs(claim: Claim, runs: StudyRuns, scope: StudyRuns | None) -> lis
             seed_units.fail(claim.id, f"robust_over: no runs of universe {universe_text(universe)} in the scope's summary")
         out.append((universe, False, replace(scope, summary=summary, design=runs.design, claims=runs.claims)))
     return out
+
+
+def _varied(runs: StudyRuns) -> set[str]:
+    """The settings some claim of the study holds at other values in its universes."""
+    return {name for claim in runs.claims for name in claim.robust_over}
+
+
+def _own_value(summary: pd.DataFrame, name: str):
+    """The study's own value of a setting it holds fixed (its runs' one value)."""
+    return _typed(summary[name].iloc[0]) if name in summary and len(summary) else None
 
 
 def _holds(summary: pd.DataFrame, name: str, value) -> bool:

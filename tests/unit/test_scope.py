@@ -94,6 +94,21 @@ def test_each_universe_reads_the_study_s_runs_or_the_scope_s_at_its_settings():
         scope.universe_runs(c, own, None)
 
 
+def test_a_universe_reads_only_its_own_runs_where_another_claim_varies_a_second_setting():
+    cfg = C.validate(mutate(lambda c: c["studies"]["s1"].update(claims=[
+        {"id": "a", "statement": "x", **SCOPED, "where": {"norm": "pre"}, "robust_over": {"lr": [0.003, 0.01]}},
+        {"id": "b", "statement": "y", **SCOPED, "where": {"norm": "pre"}, "robust_over": {"lr": [0.003, 0.01], "epochs": [2, 4]}},
+    ])))  # fmt: skip
+    study = cfg.studies["s1"]
+    a = study.claims[0]
+    epochs = study.runs()[0].settings.epochs
+    own = seed_units.StudyRuns("s1", summary({0: 0.9, 1: 0.9}, 0.01).assign(epochs=epochs), ("norm",), claims=tuple(study.claims))
+    other = pd.concat([summary({0: 0.2, 1: 0.3}, 0.003).assign(epochs=epochs),
+                       summary({0: 0.8, 1: 0.7}, 0.003).assign(epochs=4 if epochs != 4 else 2)], ignore_index=True)  # fmt: skip
+    found = scope.universe_runs(a, own, seed_units.StudyRuns("s1", other, ("norm",)))
+    assert list(found[0][2].summary["test_acc"]) == [0.2, 0.3]  # lr 0.003 at the study's own epochs only
+
+
 def test_without_scopes_the_family_procedure_is_holm_s_step_down():
     rng = np.random.default_rng(0)
     for m in (1, 2, 3, 6):
