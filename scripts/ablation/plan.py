@@ -29,8 +29,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats as scipy_stats
 
-from . import design, measures, seedtests, verdicts
+from . import data, design, measures, seedtests, verdicts
 from . import config as ablation_config
 from . import store as run_store
 from . import timing
@@ -239,6 +240,85 @@ def scope_lines(rows: list[dict], width: int = WIDTH) -> list[str]:
         out += textwrap.wrap(f"- scope of {r['claim']}: {r['universes']} universes over {r['over']}; {r['to_train']} of {r['runs']} "
                              f"runs to train{minutes}; {robust}, {limited} (seeds: {r['seeds']})", width,
                              subsequent_indent="  ")  # fmt: skip
+    return out
+
+
+NOISE_ACCURACY = 0.8
+"""The accuracy at which the plan states how often two identical models differ by more than a margin."""
+
+
+def test_items(study, claim: Claim) -> int:
+    """Test sequences one seed's value rests on, per run: the test set (with its twins), or for a
+    metric of the task the sequences at every evaluated length in the claim's range."""
+    s = study.runs()[0].settings
+    task = data.task_of(s)
+    if not claim.evaluated:
+        return s.n_test * (2 if task.twins else 1)
+    lo, hi = claim.lengths or (1, 10**6)
+    lengths = [n for n in data.evaluated_lengths(s, study.eval_lengths) if lo <= n <= hi] or [s.seq_len]
+    return s.n_test * len(lengths)
+
+
+def identical_miss(margin: float, items: int, accuracy: float) -> float:
+    """How often two identical models (each test item right with probability ``accuracy``, apart)
+    differ by more than ``margin`` on ``items`` test items: exact, the difference of two binomials."""
+    k = np.arange(items + 1)
+    pmf = scipy_stats.binom.pmf(k, items, accuracy)
+    diff = np.convolve(pmf, pmf[::-1])  # P(X - Y = d), d from -items to items
+    d = np.arange(-items, items + 1) / items
+    return float(diff[np.abs(d) > margin + 1e-12].sum())
+
+
+def estimand_plan(cfg, table: pd.DataFrame) -> list[dict]:
+    """Per claim with a margin on a metric's difference (equivalent, not_worse): its estimand, the
+    per-seed noise of its test set (the sd of two identical models' difference at accuracy 0.5, the
+    largest), how often identical models miss the margin at NOISE_ACCURACY, whether the margin is
+    below that noise under the share estimand (a warning), and the price of the mean test: the
+    fewest seeds, every one at difference 0, with which it reaches SUPPORTED at the claim's level."""
+    alpha = cfg.stats.get("alpha", measures.DEFAULT_CFG["alpha"])
+    rows = []
+    for name, study in cfg.studies.items():
+        block = design.adaptive_block(cfg.raw["studies"][name])
+        for claim in study.claims:
+            margin = claim.keys.get("margin")
+            if margin is None or claim.exact or claim.scale != "difference" or claim.metric not in ("test_acc", "accuracy",
+                                                                                                  "exact_match", "token_accuracy", "final_train_acc"):  # fmt: skip
+                continue
+            row = table[(table["study"] == name) & (table["claim"] == claim.id)].iloc[0]
+            items = test_items(study, claim)
+            sd = math.sqrt(2 * 0.25 / items)
+            level = alpha / max(int(row["family"]), 1)
+            price = _fewest(lambda n, c=claim: _mean_p_at_zero(c, n, alpha), level, MAX_SEEDS)
+            rows.append({"study": name, "claim": claim.id, "estimand": claim.estimand, "margin": margin, "items": items,
+                         "sd": sd, "miss": identical_miss(margin, items, NOISE_ACCURACY),
+                         "warn": claim.estimand == "share" and margin < sd, "mean_seeds": price, "limit": row["limit"]})  # fmt: skip
+    return rows
+
+
+def _mean_p_at_zero(claim: Claim, n: int, alpha: float) -> float:
+    """The mean test's SUPPORTED p on ``n`` seeds whose every difference is exactly 0."""
+    part = claim.parts[0]
+    x = np.zeros(n)
+    return float(seedtests.mean_p(x, x, part.condition.band, verdicts.bounds(claim, part), alpha)[0])
+
+
+def estimand_lines(rows: list[dict], width: int = WIDTH) -> list[str]:
+    """Each margin claim's estimand, its test set's noise and the mean test's price, in words."""
+    if not rows:
+        return []
+    out = ["Estimands and test-set noise (claims with a margin on a difference):"]
+    for r in rows:
+        price = (f"the mean test reaches SUPPORTED from {r['mean_seeds']} seeds per cell, every one at difference 0"
+                 if r["mean_seeds"] is not None else f"the mean test needs more than {MAX_SEEDS} seeds per cell")
+        text = (f"- {r['claim']}: estimand {r['estimand']}; {r['items']} test sequences per run: two identical models "
+                f"differ with sd {100 * r['sd']:.2g} pp at accuracy 0.5, and by more than {100 * r['margin']:.3g} pp in "
+                f"{100 * r['miss']:.0f} % of seeds at accuracy {NOISE_ACCURACY:g}; {price}")  # fmt: skip
+        out += textwrap.wrap(text, width, subsequent_indent="  ")
+        if r["warn"]:
+            out += textwrap.wrap(f"warning: {r['claim']}: its margin ({100 * r['margin']:.3g} pp) is below the per-seed noise "
+                                 f"of its test set ({100 * r['sd']:.2g} pp): under the share estimand identical models "
+                                 "miss it in many seeds; the mean estimand tests the average difference", width,
+                                 subsequent_indent="  ")  # fmt: skip
     return out
 
 
@@ -455,6 +535,9 @@ def main(argv=None) -> int:
     scoped = scope_lines(scope_plan(cfg, table, est["calibration"]), 10**6 if args.wide else WIDTH)
     if scoped:
         print("\n" + "\n".join(scoped))
+    estimands = estimand_lines(estimand_plan(cfg, table), 10**6 if args.wide else WIDTH)
+    if estimands:
+        print("\n" + "\n".join(estimands))
     print("\n" + "\n".join(cost_lines(est, 10**6 if args.wide else WIDTH)))
     text = warnings(table, 10**6 if args.wide else WIDTH)
     if text:
