@@ -7,6 +7,11 @@ BIN := $(VENV)/bin
 CORES ?= all
 CONFIG ?= config/config.yaml
 SNAKEMAKE := $(BIN)/snakemake
+# A comma list of CONFIG's studies (make reproduce STUDY=length): plan, train, judge and report those
+# alone; empty: every study. Their report is <outdir>/reports/ablation_report.<a+b>.html and names the
+# studies it leaves out. With stats.family: config their verdicts read every study's runs (the plan says so).
+STUDY ?=
+STUDIES_FLAG = $(if $(STUDY),--studies $(STUDY))
 
 .PHONY: venv plan reproduce resume test test-all lint snakemake-report verify bench clean-results gc migrate compare reference
 
@@ -24,15 +29,16 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 ## how long the training takes at CORES on this machine (a few seconds of it timed here).
 ## PLAN_FLAGS=--wide: every column; PLAN_FLAGS=--csv: as CSV.
 plan: venv
-	$(BIN)/python -m ablation.plan $(CONFIG) --cores $(CORES) $(PLAN_FLAGS)
+	$(BIN)/python -m ablation.plan $(CONFIG) --cores $(CORES) $(STUDIES_FLAG) $(PLAN_FLAGS)
 
-## The whole default ablation (every study) and its report; the plan first.
+## The whole default ablation (every study, or STUDY's) and its report; the plan first.
 reproduce: venv
 	$(BIN)/python -m ablation.config $(CONFIG)
-	$(BIN)/python -m ablation.plan $(CONFIG) --cores $(CORES)
-	$(SNAKEMAKE) --cores $(CORES) --configfile $(CONFIG)
+	$(BIN)/python -m ablation.plan $(CONFIG) --cores $(CORES) $(STUDIES_FLAG)
+	target="$$($(BIN)/python -m ablation.selection $(CONFIG) $(STUDIES_FLAG) --target)" && \
+		$(SNAKEMAKE) "$$target" --cores $(CORES) --configfile $(CONFIG)
 	@echo
-	@echo "Report: $$($(BIN)/python -c 'import os, sys; from ablation.config import load; print(os.path.abspath(os.path.join(load(sys.argv[1]).outdir, "reports", "ablation_report.html")))' $(CONFIG))"
+	@echo "Report: $$($(BIN)/python -m ablation.selection $(CONFIG) $(STUDIES_FLAG) --absolute)"
 
 ## After a kill or a crash: release Snakemake's stale lock, then carry on (finished runs are kept,
 ## half-finished ones redone: the profile sets rerun-incomplete).

@@ -29,7 +29,7 @@ import jinja2
 import pandas as pd
 import yaml
 
-from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs
+from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs, selection
 from . import plan as ablation_plan
 from .outputs import ROBUST
 from .config import format_value, validate
@@ -460,6 +460,15 @@ def reproduction(results: Path, studies: list[str], reference: Path) -> dict:
     return {"reference": str(reference), "present": True, "studies": rows, "overview": overview}
 
 
+def coverage(cfg, studies: list[str]) -> str:
+    """The studies a report of some studies leaves out, in a sentence ('' for every study)."""
+    left = selection.left_out(cfg, studies)
+    if not left:
+        return ""
+    return (f"This report covers the studies {', '.join(studies)} of the config; it leaves out "
+            f"{', '.join(left)} (<code>make reproduce</code> reports every study).")  # fmt: skip
+
+
 def build(raw_config: dict, studies: list[str], results: Path, command: str, reference: Path = REFERENCE_DIR) -> str:
     cfg = validate(raw_config)
     results = Path(results)
@@ -488,9 +497,12 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
     verify = None
     vpath = results / outputs.VERIFY.file
     if vpath.is_file():
-        vdf = pd.read_csv(vpath)
-        verify = {"k": int(vdf["identical"].sum()), "n": len(vdf), "table": table_html(vdf)}
+        vdf = pd.read_csv(vpath, dtype={"study": str})
+        vdf = vdf[vdf["study"].isin(studies)]  # a report of some studies: their runs of the sample, if any
+        if len(vdf) or not selection.left_out(cfg, studies):
+            verify = {"k": int(vdf["identical"].sum()), "n": len(vdf), "table": table_html(vdf)}
     plan_table = ablation_plan.plan(cfg)
+    plan_table = plan_table[plan_table["study"].isin(studies)]
     interactive = Interactive()
     study_sections = [study_section(results, n, cfg.study(n), cfg.stats, interactive) for n in studies]
     if len(claims_df):
@@ -509,7 +521,8 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
     commit, dirty = state["git_commit"], bool(state["git_dirty"])
     return template.render(
         generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        headline=headline(claims_df, cfg.raw.get("report", {}).get("headline", [])),
+        headline=headline(claims_df, [i for i in cfg.raw.get("report", {}).get("headline", []) if i in specs]),
+        coverage=coverage(cfg, studies),
         claims=records,
         scopes=where_it_holds(results, records, specs),
         family_text=family_text(cfg.stats, records),
