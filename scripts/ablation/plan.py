@@ -15,6 +15,9 @@ store's finished runs of the design). Printed in at most WIDTH columns: the numb
 the tests' legend once, at most one line of words a claim.
 
     python -m ablation.plan config/config.yaml [--cores N] [--wide | --csv] [--no-timing] [--studies a,b]
+
+Last, the training code of the design's runs in the store (``store.check_code``): a line per class,
+the runs trained by other training code among them, and the command that retrains those.
 """
 
 from __future__ import annotations
@@ -467,8 +470,12 @@ def main(argv=None) -> int:
     if text:
         print("\n".join(text))
     why = selection.why_every_study(cfg, chosen)
-    if why:
-        print("\n" + "\n".join(textwrap.wrap(why, WIDTH, subsequent_indent="  ") if not args.wide else [why]))
+    checked = run_store.check_code(run_store.config_hashes(cfg, trains), cfg.train_threads)
+    retrain = run_store.retrain_command(args.config, args.studies)
+    code = ([why] if why else []) + run_store.code_lines(checked, retrain.replace(" ", "\xa0"))  # one piece
+    print("\n" + "\n".join(w.replace("\xa0", " ") for line in code
+                            for w in (textwrap.wrap(line, WIDTH, subsequent_indent="  ", break_on_hyphens=False)
+                                      if not args.wide else [line])))  # fmt: skip
     return 0
 
 

@@ -31,6 +31,7 @@ import yaml
 
 from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs, selection
 from . import plan as ablation_plan
+from . import store as run_store
 from .outputs import ROBUST
 from .config import format_value, validate
 from .kinds import Claim
@@ -469,6 +470,16 @@ def coverage(cfg, studies: list[str]) -> str:
             f"{', '.join(left)} (<code>make reproduce</code> reports every study).")  # fmt: skip
 
 
+def training_code(cfg, studies: list[str], command: str) -> dict:
+    """The training code of the runs the studies' verdicts read (``store.check_code``): ``lines``, a
+    sentence per class of runs, and ``stale``, the one on runs trained by other training code (with
+    the command that retrains them; None when there are none)."""
+    hashes = run_store.config_hashes(cfg, selection.judged_with(cfg, studies))
+    checked = run_store.check_code(hashes, cfg.train_threads)
+    lines = run_store.code_lines(checked, command.replace("make reproduce", "make retrain-stale", 1))
+    return {"lines": lines, "stale": lines[0] if checked.other_code else None}
+
+
 def build(raw_config: dict, studies: list[str], results: Path, command: str, reference: Path = REFERENCE_DIR) -> str:
     cfg = validate(raw_config)
     results = Path(results)
@@ -523,6 +534,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         headline=headline(claims_df, [i for i in cfg.raw.get("report", {}).get("headline", []) if i in specs]),
         coverage=coverage(cfg, studies),
+        training_code=training_code(cfg, studies, command),
         claims=records,
         scopes=where_it_holds(results, records, specs),
         family_text=family_text(cfg.stats, records),

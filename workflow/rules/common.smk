@@ -12,6 +12,7 @@ from ablation import design
 from ablation.config import family_size
 from ablation import outputs
 from ablation import progress
+from ablation import provenance
 from ablation import selection
 from ablation import store as run_store
 from ablation.settings import cost_estimate
@@ -338,6 +339,13 @@ def report_command(wildcards):
     if hasattr(wildcards, "selection"):
         words.append(f"STUDY={','.join(selected_studies(wildcards))}")
     return " ".join(words)
+
+
+def training_fingerprint_here(wildcards):
+    """The training fingerprint of the code here (ablation.provenance): an edit of the training path
+    or another torch makes the report again, so that it names the runs trained by other code.
+    """
+    return provenance.training_fingerprint(CFG.train_threads)
 
 
 def sorted_studies_json(wildcards):

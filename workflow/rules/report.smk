@@ -55,6 +55,7 @@ rule report:
         results=input_dir,
         reference=REFERENCE,
         command=report_command,
+        training=training_fingerprint_here,
     shell:
         "python -m ablation.report --config-json {params.config:q} --studies {params.studies:q}"
         " --results {params.results:q} --reference {params.reference:q} --command {params.command:q}"
@@ -86,6 +87,7 @@ rule selected_report:
         results=input_dir,
         reference=REFERENCE,
         command=report_command,
+        training=training_fingerprint_here,
     shell:
         "python -m ablation.report --config-json {params.config:q} --studies {params.studies:q}"
         " --results {params.results:q} --reference {params.reference:q} --command {params.command:q}"
