@@ -461,13 +461,15 @@ def reproduction(results: Path, studies: list[str], reference: Path) -> dict:
     return {"reference": str(reference), "present": True, "studies": rows, "overview": overview}
 
 
-def coverage(cfg, studies: list[str]) -> str:
-    """The studies a report of some studies leaves out, in a sentence ('' for every study)."""
+def coverage(cfg, studies: list[str], command: str) -> str:
+    """The studies a report of some studies leaves out, in a sentence ('' for every study), with the
+    command (``command`` without its STUDY=) that reports every study."""
     left = selection.left_out(cfg, studies)
     if not left:
         return ""
-    return (f"This report covers the studies {', '.join(studies)} of the config; it leaves out "
-            f"{', '.join(left)} (<code>make reproduce</code> reports every study).")  # fmt: skip
+    every = html.escape(command.split(" STUDY=")[0])
+    return (f"This report covers the {'study' if len(studies) == 1 else 'studies'} {', '.join(studies)} of the "
+            f"config; it leaves out {', '.join(left)} (<code>{every}</code> reports every study).")  # fmt: skip
 
 
 def training_code(cfg, studies: list[str], command: str) -> dict:
@@ -533,7 +535,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
     return template.render(
         generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         headline=headline(claims_df, [i for i in cfg.raw.get("report", {}).get("headline", []) if i in specs]),
-        coverage=coverage(cfg, studies),
+        coverage=coverage(cfg, studies, command),
         training_code=training_code(cfg, studies, command),
         claims=records,
         scopes=where_it_holds(results, records, specs),

@@ -63,8 +63,8 @@ rule report:
 
 
 # The report of some studies of the config (`make reproduce STUDY=lesson,length`): what the full report
-# shows, of those studies, and a sentence naming the studies it leaves out. No verify.csv: `make verify`
-# samples every study's runs.
+# shows, of those studies, and a sentence naming the studies it leaves out. verify.csv is no input, since
+# `make verify` samples every study's runs; a sample made before shows its runs of these studies.
 rule selected_report:
     input:
         checks=f"{RESULTS}/checks.csv",
