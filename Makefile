@@ -7,8 +7,13 @@ BIN := $(VENV)/bin
 CORES ?= all
 CONFIG ?= config/config.yaml
 SNAKEMAKE := $(BIN)/snakemake
+# A comma list of CONFIG's studies (make reproduce STUDY=length): plan, train, judge and report those
+# alone; empty: every study. Their report is <outdir>/reports/ablation_report.<a+b>.html and names the
+# studies it leaves out. With stats.family: config their verdicts read every study's runs (the plan says so).
+STUDY ?=
+STUDIES_FLAG = $(if $(STUDY),--studies $(STUDY))
 
-.PHONY: venv plan reproduce resume test test-all lint snakemake-report verify bench clean-results gc migrate compare reference
+.PHONY: venv plan reproduce retrain-stale resume test test-all lint snakemake-report verify bench clean-results gc migrate compare reference
 
 ## .venv from the full lock (requirements.txt: the runtime dependencies and the test tools), then this
 ## package, editable and without resolving its dependencies again (the lock pinned them).
@@ -26,19 +31,31 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $@
 
-## Before any training: per claim, can the configured seeds reach SUPPORTED and CONTRADICTED, and
-## how long the training takes at CORES on this machine (a few seconds of it timed here).
-## PLAN_FLAGS=--wide: every column; PLAN_FLAGS=--csv: as CSV.
+## Before any training: per claim, can the configured seeds reach SUPPORTED and CONTRADICTED, how
+## long the training takes at CORES on this machine (a few seconds of it timed here), and the runs in
+## the store that other training code trained. PLAN_FLAGS=--wide: every column; PLAN_FLAGS=--csv: as CSV.
 plan: venv
-	$(BIN)/python -m ablation.plan $(CONFIG) --cores $(CORES) $(PLAN_FLAGS)
+	$(BIN)/python -m ablation.plan $(CONFIG) --cores $(CORES) $(STUDIES_FLAG) $(PLAN_FLAGS)
 
-## The whole default ablation (every study) and its report; the plan first.
+## The whole default ablation (every study, or STUDY's) and its report; the plan first.
 reproduce: venv
 	$(BIN)/python -m ablation.config $(CONFIG)
-	$(BIN)/python -m ablation.plan $(CONFIG) --cores $(CORES)
-	$(SNAKEMAKE) --cores $(CORES) --configfile $(CONFIG)
+	$(BIN)/python -m ablation.plan $(CONFIG) --cores $(CORES) $(STUDIES_FLAG)
+	target="$$($(BIN)/python -m ablation.selection $(CONFIG) $(STUDIES_FLAG) --target)" && \
+		$(SNAKEMAKE) "$$target" --cores $(CORES) --configfile $(CONFIG)
 	@echo
-	@echo "Report: $$($(BIN)/python -c 'import os, sys; from ablation.config import load; print(os.path.abspath(os.path.join(load(sys.argv[1]).outdir, "reports", "ablation_report.html")))' $(CONFIG))"
+	@echo "Report: $$($(BIN)/python -m ablation.selection $(CONFIG) $(STUDIES_FLAG) --absolute)"
+
+## Retrain, in place, the runs of CONFIG (of STUDY's studies, when given) that other training code
+## trained: their recorded training fingerprint differs from the code here (make plan names them).
+## Snakemake forces their training jobs and makes again everything that reads them, the report
+## included. Runs trained before runs recorded their training code are left as they are.
+retrain-stale: venv
+	@stale="$$($(BIN)/python -m ablation.store stale $(CONFIG) $(STUDIES_FLAG))" && \
+	target="$$($(BIN)/python -m ablation.selection $(CONFIG) $(STUDIES_FLAG) --target)" || exit 1; \
+	if [ -z "$$stale" ]; then echo "No run was trained by other training code."; exit 0; fi; \
+	echo "Retraining $$(echo "$$stale" | wc -l) run(s) trained by other training code."; \
+	$(SNAKEMAKE) "$$target" $$stale --cores $(CORES) --configfile $(CONFIG) --forcerun $$stale
 
 ## After a kill or a crash: release Snakemake's stale lock, then carry on (finished runs are kept,
 ## half-finished ones redone: the profile sets rerun-incomplete).

@@ -18,6 +18,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     plugins        the user's plugin modules: their variants and tasks checked, their code hashed
     config         the configuration, validated and expanded into studies and runs
     design         a study's design: its adaptive block, the order of its seeds, every run it may train
+    selection      the studies STUDY= names: the studies their claims read, the report of them
     checks         the lesson's implementation checks
     provenance     where a run came from, and how its process was started
     train          one training run

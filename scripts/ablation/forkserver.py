@@ -135,7 +135,7 @@ def _child(conn: socket.socket, request: dict, fds: list[int], target: str) -> i
     import threading
     import traceback
 
-    from ablation.provenance import LAUNCHER_VAR  # imports torch: the server has, before it forked; a client never does
+    from ablation.provenance import LAUNCHER_VAR  # the server has imported it (train does) before it forked
 
     conn.sendall(_STARTED)
 

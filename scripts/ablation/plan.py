@@ -14,7 +14,10 @@ machine (``ablation.timing``: a few seconds of the design's own training timed h
 store's finished runs of the design). Printed in at most WIDTH columns: the numbers as columns,
 the tests' legend once, at most one line of words a claim.
 
-    python -m ablation.plan config/config.yaml [--cores N] [--wide | --csv] [--no-timing]
+    python -m ablation.plan config/config.yaml [--cores N] [--wide | --csv] [--no-timing] [--studies a,b]
+
+Last, the training code of the design's runs in the store (``store.check_code``): a line per class,
+the runs trained by other training code among them, and the command that retrains those.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
-from . import data, design, measures, seedtests, verdicts
+from . import data, design, measures, seedtests, selection, verdicts
 from . import config as ablation_config
 from . import store as run_store
 from . import timing
@@ -506,6 +509,7 @@ def main(argv=None) -> int:
     ap.add_argument("--wide", action="store_true", help="every column, unwrapped")
     ap.add_argument("--csv", action="store_true", help="the claims table, then the cost table, as CSV")
     ap.add_argument("--no-timing", action="store_true", help="price the design from the store's runs alone")
+    ap.add_argument("--studies", default="", help="a comma list of study names (default: every study)")
     args = ap.parse_args(argv)
     try:
         cores = (os.cpu_count() or 1) if args.cores == "all" else int(args.cores)
@@ -513,18 +517,23 @@ def main(argv=None) -> int:
         ap.error(f"--cores: a number or all, not {args.cores!r}")
     try:
         cfg = ablation_config.load(args.config)
+        chosen = selection.names(cfg, args.studies)
     except ablation_config.ConfigError as exc:
         print(f"config error: {exc}", file=sys.stderr)
         return 1
     table = plan(cfg)
+    table = table[table["study"].isin(chosen)].reset_index(drop=True)  # their claims, in the config's family
+    trains = selection.judged_with(cfg, chosen)  # the studies whose runs their claims read
     alpha = cfg.stats.get("alpha", measures.DEFAULT_CFG["alpha"])
     family = cfg.stats.get("family", measures.DEFAULT_CFG["family"])
-    est = estimate(cfg, cores, time_here=not args.no_timing)
+    est = estimate(selection.restrict(cfg, trains), cores, time_here=not args.no_timing)
     if args.csv:
         print(table.to_csv(index=False))
         print(est["table"].to_csv(index=False), end="")
         return 0
     title = f"Plan for {args.config}: {len(table)} claims, Holm over the claims of each {family} at alpha {alpha:g}"
+    if selection.left_out(cfg, chosen):
+        title += f"; the studies {', '.join(chosen)} (left out: {', '.join(selection.left_out(cfg, chosen))})"
     print(title if args.wide else "\n".join(textwrap.wrap(title, WIDTH, subsequent_indent="  ")))
     if args.wide:
         print(table.to_string(index=False) if len(table) else "(no claims)")
@@ -532,16 +541,24 @@ def main(argv=None) -> int:
         print("\n".join(layout(table, alpha)) if len(table) else "(no claims)")
     print("\n".join(["", *(legend(table) if args.wide else
                             [w for line in legend(table) for w in textwrap.wrap(line, WIDTH, subsequent_indent="  ")])]))  # fmt: skip
-    scoped = scope_lines(scope_plan(cfg, table, est["calibration"]), 10**6 if args.wide else WIDTH)
+    scoped = scope_lines(scope_plan(selection.restrict(cfg, chosen), table, est["calibration"]),
+                         10**6 if args.wide else WIDTH)  # fmt: skip
     if scoped:
         print("\n" + "\n".join(scoped))
-    estimands = estimand_lines(estimand_plan(cfg, table), 10**6 if args.wide else WIDTH)
+    estimands = estimand_lines(estimand_plan(selection.restrict(cfg, chosen), table), 10**6 if args.wide else WIDTH)
     if estimands:
         print("\n" + "\n".join(estimands))
     print("\n" + "\n".join(cost_lines(est, 10**6 if args.wide else WIDTH)))
     text = warnings(table, 10**6 if args.wide else WIDTH)
     if text:
         print("\n".join(text))
+    why = selection.why_every_study(cfg, chosen)
+    checked = run_store.check_code(run_store.config_hashes(cfg, trains), cfg.train_threads)
+    retrain = run_store.retrain_command(args.config, args.studies)
+    code = ([why] if why else []) + run_store.code_lines(checked, retrain.replace(" ", "\xa0"))  # one piece
+    print("\n" + "\n".join(w.replace("\xa0", " ") for line in code
+                            for w in (textwrap.wrap(line, WIDTH, subsequent_indent="  ", break_on_hyphens=False)
+                                      if not args.wide else [line])))  # fmt: skip
     return 0
 
 

@@ -1,7 +1,8 @@
 """Where a run came from: settings, code, software, machine and time (provenance.json).
 
 Cheap by design (one ``git`` call or two, a hash of a handful of small files), since every one of
-the study's runs writes it. Anything that cannot be found (no git, no commits yet) is recorded as
+the study's runs writes it. The training fingerprint (``training_fingerprint``) needs no torch: the
+plan, the report and the workflow compute it for the code here. Anything that cannot be found (no git, no commits yet) is recorded as
 None rather than failing the run.
 """
 
@@ -15,9 +16,6 @@ import os
 import platform
 import socket
 import sys
-
-import numpy as np
-import torch
 
 from . import PACKAGE_DIR, REPO_DIR, git_state
 
@@ -90,6 +88,10 @@ def utc_now_iso() -> str:
 
 def collect(settings, started_at: str, duration_seconds: float, device: str, threads: int = 1) -> dict:
     """The provenance record of one run."""
+    # imported here: the plan and the workflow read the training fingerprint without loading torch
+    import numpy as np
+    import torch
+
     try:
         cpu_capability = torch.backends.cpu.get_cpu_capability()
     except AttributeError:  # older torch

@@ -29,8 +29,9 @@ import jinja2
 import pandas as pd
 import yaml
 
-from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs
+from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs, selection
 from . import plan as ablation_plan
+from . import store as run_store
 from .outputs import ROBUST
 from .reading import METRIC_WORDS, seeds_text, study_lead
 from .config import format_value, validate
@@ -468,6 +469,27 @@ def reproduction(results: Path, studies: list[str], reference: Path) -> dict:
     return {"reference": str(reference), "present": True, "studies": rows, "overview": overview}
 
 
+def coverage(cfg, studies: list[str], command: str) -> str:
+    """The studies a report of some studies leaves out, in a sentence ('' for every study), with the
+    command (``command`` without its STUDY=) that reports every study."""
+    left = selection.left_out(cfg, studies)
+    if not left:
+        return ""
+    every = html.escape(command.split(" STUDY=")[0])
+    return (f"This report covers the {'study' if len(studies) == 1 else 'studies'} {', '.join(studies)} of the "
+            f"config; it leaves out {', '.join(left)} (<code>{every}</code> reports every study).")  # fmt: skip
+
+
+def training_code(cfg, studies: list[str], command: str) -> dict:
+    """The training code of the runs the studies' verdicts read (``store.check_code``): ``lines``, a
+    sentence per class of runs, and ``stale``, the one on runs trained by other training code (with
+    the command that retrains them; None when there are none)."""
+    hashes = run_store.config_hashes(cfg, selection.judged_with(cfg, studies))
+    checked = run_store.check_code(hashes, cfg.train_threads)
+    lines = run_store.code_lines(checked, command.replace("make reproduce", "make retrain-stale", 1))
+    return {"lines": lines, "stale": lines[0] if checked.other_code else None}
+
+
 def build(raw_config: dict, studies: list[str], results: Path, command: str, reference: Path = REFERENCE_DIR) -> str:
     cfg = validate(raw_config)
     results = Path(results)
@@ -496,9 +518,12 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
     verify = None
     vpath = results / outputs.VERIFY.file
     if vpath.is_file():
-        vdf = pd.read_csv(vpath)
-        verify = {"k": int(vdf["identical"].sum()), "n": len(vdf), "table": table_html(vdf)}
+        vdf = pd.read_csv(vpath, dtype={"study": str})
+        vdf = vdf[vdf["study"].isin(studies)]  # a report of some studies: their runs of the sample, if any
+        if len(vdf) or not selection.left_out(cfg, studies):
+            verify = {"k": int(vdf["identical"].sum()), "n": len(vdf), "table": table_html(vdf)}
     plan_table = ablation_plan.plan(cfg)
+    plan_table = plan_table[plan_table["study"].isin(studies)]
     interactive = Interactive()
     study_sections = [study_section(results, n, cfg.study(n), cfg.stats, interactive) for n in studies]
     if len(claims_df):
@@ -517,7 +542,9 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
     commit, dirty = state["git_commit"], bool(state["git_dirty"])
     return template.render(
         generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        headline=headline(claims_df, cfg.raw.get("report", {}).get("headline", [])),
+        headline=headline(claims_df, [i for i in cfg.raw.get("report", {}).get("headline", []) if i in specs]),
+        coverage=coverage(cfg, studies, command),
+        training_code=training_code(cfg, studies, command),
         claims=records,
         scopes=where_it_holds(results, records, specs),
         family_text=family_text(cfg.stats, records),

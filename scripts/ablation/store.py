@@ -9,9 +9,15 @@ runs through an index, ``<outdir>/results/<study>/runs.csv``: the readable run i
     python -m ablation.store index --study-json '{...}' --out RESULTS/STUDY/runs.csv
     python -m ablation.store gc CONFIG.yaml [...] [--delete]    # runs no given config references
     python -m ablation.store migrate [--results results]        # results/<study>/runs/... -> the store
+    python -m ablation.store stale CONFIG [--studies a,b]         # metrics.csv of runs trained by other code
 
 A run folder is complete when its ``metrics.csv`` exists: training writes it last, atomically.
 Nothing here deletes a run unless asked to (``gc --delete``).
+
+A run's name is its settings, not the code that trained it: each run records the fingerprint of its
+training code (``provenance.training_fingerprint``), and ``check_code`` compares it with the code
+here, so that the plan and the report name the runs another training code trained, and
+``make retrain-stale`` retrains exactly those.
 """
 
 from __future__ import annotations
@@ -23,9 +29,10 @@ import os
 import re
 import shutil
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import io
+from . import io, provenance, selection
 from . import settings
 from .config import ConfigError, Study, load
 from .data import evaluated_lengths, lengths_key
@@ -142,6 +149,112 @@ def gc(config_paths: list, store: Path, delete: bool) -> list[Path]:
     return found
 
 
+# ---------------------------------------------------------------- the training code of the runs
+
+
+@dataclass
+class CodeCheck:
+    """Runs of the store by the code that trained them, against the code here (``check_code``)."""
+
+    current: list = field(default_factory=list)  # their fingerprint is the code's here
+    other_code: dict = field(default_factory=dict)  # hash -> what differs: "model.py", "torch 2.4.0, here 2.5.1"
+    before_fingerprints: list = field(default_factory=list)  # provenance records no fingerprint
+    not_trained: list = field(default_factory=list)  # no metrics.csv
+
+
+def _recorded(run_dir: Path) -> dict:
+    try:
+        return json.loads((run_dir / "provenance.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _differences(prov: dict, code: dict, threads: int) -> list[str]:
+    """What differs between a run's recorded training and the code here: the training path's files,
+    torch's version, the thread count (a plugin's code is in the run's settings, so in its hash)."""
+    trained = prov.get("training_code") or {}
+    out = [name for name in provenance.TRAINING_PATH if trained.get(name) != code.get(name)]
+    if prov.get("torch") != provenance.torch_version():
+        out.append(f"torch {prov.get('torch')}, here {provenance.torch_version()}")
+    if prov.get("threads") is not None and int(prov["threads"]) != int(threads):
+        out.append(f"{prov['threads']} threads, here {threads}")
+    return out or ["plugin code"]
+
+
+def check_code(hashes, threads: int, store: Path = STORE) -> CodeCheck:
+    """Each run of ``hashes`` (once each, in order) against the code here: its recorded training
+    fingerprint against ``training_fingerprint`` of the code here at ``threads`` (the config's
+    train_threads: what a job would train it with) and the run's own plugin code. A run whose
+    provenance records no fingerprint was trained before runs recorded one: its code is unknown, so it
+    is not called stale; its params_sha256 stays what names its result."""
+    code, out = provenance.training_code(), CodeCheck()
+    for run_hash in dict.fromkeys(hashes):
+        run_dir = Path(store) / run_hash
+        if not is_complete(run_dir):
+            out.not_trained.append(run_hash)
+            continue
+        prov = _recorded(run_dir)
+        if "training_fingerprint" not in prov:
+            out.before_fingerprints.append(run_hash)
+        elif prov["training_fingerprint"] == provenance.training_fingerprint(
+            threads, (prov.get("settings") or {}).get("plugin_code"), code
+        ):
+            out.current.append(run_hash)
+        else:
+            out.other_code[run_hash] = _differences(prov, code, threads)
+    return out
+
+
+def config_hashes(cfg, chosen, store: Path = STORE) -> list[str]:
+    """The runs of the ``chosen`` studies that a code check covers: their first round's (their own
+    and their scopes', trained or not) and every run their adaptive rounds may add that the store
+    holds."""
+    first, later = [], []
+    for name in chosen:
+        study = cfg.studies[name]
+        first += [r.hash for r in study.runs() + scope_runs(study, study.seeds)]
+        later += [r.hash for r in every_run(study, adaptive_block(cfg.raw["studies"][name]))]
+    held = set(first)
+    return first + [h for h in dict.fromkeys(later) if h not in held and is_complete(Path(store) / h)]
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def code_lines(check: CodeCheck, retrain: str) -> list[str]:
+    """The check in a line per class of runs with any (``retrain``: the command that retrains the
+    stale ones)."""
+    out = []
+    if check.other_code:
+        files = [n for n in provenance.TRAINING_PATH if any(n in d for d in check.other_code.values())]
+        other = sorted({d for ds in check.other_code.values() for d in ds if d not in provenance.TRAINING_PATH})
+        what = "; ".join(([f"{' and '.join(files)} changed"] if files else []) + other)
+        out.append(f"{_plural(len(check.other_code), 'run was', 'runs were')} trained by other training code "
+                   f"({what}); `{retrain}` retrains {'it' if len(check.other_code) == 1 else 'them'}.")  # fmt: skip
+    if check.before_fingerprints:
+        one = len(check.before_fingerprints) == 1
+        out.append(f"{_plural(len(check.before_fingerprints), 'run was', 'runs were')} trained before runs "
+                   f"recorded their training code: which code trained {'it' if one else 'them'} is unknown, and "
+                   f"{'its' if one else 'their'} params_sha256 still names {'its' if one else 'their'} "
+                   f"result.")  # fmt: skip
+    if check.current:
+        out.append(f"{_plural(len(check.current), 'run was', 'runs were')} trained by the training code here.")
+    if check.not_trained:
+        out.append(f"{_plural(len(check.not_trained), 'run is', 'runs are')} not trained yet.")
+    return out
+
+
+def retrain_command(config_path, chosen_text: str = "") -> str:
+    """``make retrain-stale`` with the CONFIG and STUDY it was asked for."""
+    words = ["make retrain-stale"]
+    if config_path and Path(config_path).as_posix() != "config/config.yaml":
+        words.append(f"CONFIG={config_path}")
+    if chosen_text:
+        words.append(f"STUDY={chosen_text}")
+    return " ".join(words)
+
+
 # ---------------------------------------------------------------- migration of results/<study>/runs/
 
 
@@ -233,6 +346,10 @@ def main(argv=None) -> int:
     p.add_argument("configs", nargs="+", type=Path)
     p.add_argument("--store", type=Path, default=STORE)
     p.add_argument("--delete", action="store_true", help="delete them (without it, only list them)")
+    p = sub.add_parser("stale", help="the metrics.csv of each run of a config trained by other training code")
+    p.add_argument("config", type=Path)
+    p.add_argument("--studies", default="", help="a comma list of study names (default: every study)")
+    p.add_argument("--store", type=Path, default=STORE)
     p = sub.add_parser("migrate", help="move results/<study>/runs/<factor~value>/.../seed~N/ into the store")
     p.add_argument("--results", type=Path, default=Path("results"))
     p.add_argument("--store", type=Path, default=STORE)
@@ -242,6 +359,17 @@ def main(argv=None) -> int:
         return 0
     if args.command == "scope-index":
         write_scope_index(Study.from_dict(json.loads(args.study_json)), args.out, args.rounds)
+        return 0
+    if args.command == "stale":
+        try:
+            cfg = load(args.config)
+            chosen = selection.names(cfg, args.studies)
+        except ConfigError as exc:
+            print(f"config error: {exc}", file=sys.stderr)
+            return 1
+        hashes = config_hashes(cfg, selection.judged_with(cfg, chosen), args.store)
+        for run_hash in check_code(hashes, cfg.train_threads, args.store).other_code:
+            print((args.store / run_hash / "metrics.csv").as_posix())
         return 0
     if args.command == "gc":
         try:

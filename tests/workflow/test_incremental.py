@@ -98,8 +98,8 @@ def test_new_seed_trains_only_that_seeds_runs(finished_copy):
     assert len(new) == 2 and trained(jobs) == new
     assert all(reason.startswith("Missing output files") for rule, _, reason in jobs if rule == "train")
     assert {w["study"] for rule, w, _ in jobs if rule in PER_STUDY_RULES} == {"lesson"}
-    # every claim of the config is one Holm family: every study's verdicts are re-evaluated
-    assert sorted(w["study"] for r, w, _ in jobs if r == "claims") == sorted(SMOKE.studies)
+    # each study is its own Holm family: only the lesson's verdicts are re-evaluated
+    assert [w["study"] for r, w, _ in jobs if r == "claims"] == ["lesson"]
 
 
 def test_new_factor_holding_the_old_fixed_value_trains_only_the_new_level(finished_copy):
@@ -115,8 +115,8 @@ def test_new_factor_holding_the_old_fixed_value_trains_only_the_new_level(finish
 
 def test_new_test_lengths_plan_evaluation_jobs_only(finished_copy):
     """Adding test lengths to a finished study trains nothing: each of its runs gets one evaluate job
-    (all its lengths, from its stored weights), then the study's evaluations, the claims (which read
-    every study's evaluations: a claim may be on a metric at test lengths), figures and report."""
+    (all its lengths, from its stored weights), then the study's evaluations, its claims (a claim may be
+    on a metric at test lengths), figures and report."""
     cfg = copy.deepcopy(SMOKE_YAML)
     cfg["studies"]["length"]["eval_lengths"] = {"from": 1, "to": 7}
     cfg["studies"]["lesson"]["eval_lengths"] = [16]  # a study evaluated for the first time
@@ -126,6 +126,7 @@ def test_new_test_lengths_plan_evaluation_jobs_only(finished_copy):
     assert evaluated == {(h, "1-7") for h in hashes(cfg, "length")} | {(h, "8_16") for h in hashes(cfg, "lesson")}
     assert {w["study"] for rule, w, _ in jobs if rule == "evaluations"} == {"length", "lesson"}
     assert {rule for rule, _, _ in jobs} == {"evaluate", "evaluations", "claims", "figures", "report", "all"}
+    assert {w["study"] for rule, w, _ in jobs if rule == "claims"} == {"length", "lesson"}
 
 
 def test_a_run_without_weights_recovers_them_in_its_evaluate_job_without_a_training_job(finished_copy):
@@ -203,9 +204,9 @@ def test_changed_fixed_setting_retrains_that_study_under_new_hashes(finished_cop
     assert all(run_store.is_complete(finished_copy / run_store.STORE / h) for h in hashes(SMOKE_YAML, "depth"))
     assert {w["study"] for rule, w, _ in jobs if rule in PER_STUDY_RULES} == {"depth"}
 
-    # the claims are one family over every study: only their verdicts are re-evaluated elsewhere
-    assert sorted(w["study"] for r, w, _ in jobs if r == "claims") == sorted(SMOKE.studies)
-    assert not [job for job in jobs if job[1].get("study") not in (None, "depth") and job[0] != "claims"]
+    # each study is its own Holm family: no other study's verdicts are re-evaluated
+    assert [w["study"] for r, w, _ in jobs if r == "claims"] == ["depth"]
+    assert not [job for job in jobs if job[1].get("study") not in (None, "depth")]
 
 def test_killed_training_leaves_no_folder_that_looks_complete(tmp_path):
     work = copy_project(tmp_path / "work")

@@ -71,13 +71,14 @@ rule analyze:
         " --summary {input.summary:q} --outdir {params.outdir:q} > {log:q} 2>&1"
 
 
-# A study's claims are one error family by default (stats.family: study); with stats.family: config every
-# claim of the config is one, so each study's verdicts read every study's results.
+# A study's claims are one error family by default (stats.family: study), so its verdicts read its own
+# results only; with stats.family: config every claim of the config is one, so each study's verdicts
+# read every study's results (claims_studies), and `make plan` says so.
 rule claims:
     input:
-        summaries=per_study_by_name(f"{RESULTS}/{{study}}/summary.csv"),
-        init_grads=per_study_by_name(f"{RESULTS}/{{study}}/init_grads.csv"),
-        evaluations=per_study_by_name(f"{RESULTS}/{{study}}/evaluations.csv"),
+        summaries=family_summaries,
+        init_grads=family_init_grads,
+        evaluations=family_evaluations,
         scope=scope_files,
     output:
         claims=study_output("claims", "Claims"),

@@ -2,6 +2,7 @@
 import glob
 import json
 import os
+import re
 import shlex
 import sys
 
@@ -11,6 +12,8 @@ from ablation import design
 from ablation.config import family_size
 from ablation import outputs
 from ablation import progress
+from ablation import provenance
+from ablation import selection
 from ablation import store as run_store
 from ablation.settings import cost_estimate
 
@@ -77,6 +80,7 @@ localrules:
     positional_encoding_figure,
     implementation_checks,
     report,
+    selected_report,
 
 
 # Jobs run `python`: the interpreter running Snakemake (the project's .venv), also on cluster nodes.
@@ -209,14 +213,44 @@ def analysis_json(wildcards):
     )
 
 
+def claims_studies(wildcards):
+    """The studies whose results a study's claims read, in name order: the study alone when each
+    study is its own error family (stats.family: study), every study when the config is one
+    (ablation.selection.judged_with), so one study's claims table trains that study's runs only.
+    """
+    return sorted(selection.judged_with(CFG, [wildcards.study]))
+
+
+def family_files(wildcards, file):
+    """``file`` of each study whose results a study's claims read (claims_studies), in the order
+    family_json lists them."""
+    return [f"{RESULTS}/{name}/{file}" for name in claims_studies(wildcards)]
+
+
+def family_summaries(wildcards):
+    return family_files(wildcards, "summary.csv")
+
+
+def family_init_grads(wildcards):
+    return family_files(wildcards, "init_grads.csv")
+
+
+def family_evaluations(wildcards):
+    return family_files(wildcards, "evaluations.csv")
+
+
 def family_json(wildcards):
-    """What the claims' verdicts depend on beyond the results: every study's factors and claims
-    (studies in name order, as per_study_by_name lists their summaries), the stats settings (the
-    error family among them) and the plugins (which may register claim kinds)."""
+    """What the claims' verdicts depend on beyond the results: the factors and claims of each study
+    they read (claims_studies, in name order, as family_files lists their summaries), the stats
+    settings (the error family among them) and the plugins (which may register claim kinds).
+    """
     studies = {
-        name: {"factors": study.factor_names, "claims": study.to_dict()["claims"]}
+        name: {
+            "factors": STUDIES[name].factor_names,
+            "claims": STUDIES[name].to_dict()["claims"],
+        }
         | adaptive_design(name)
-        for name, study in STUDIES.items()
+        for name in claims_studies(wildcards)
     }
     return json.dumps(
         {"stats": CFG.stats, "studies": studies, "plugins": CFG.raw.get("plugins", [])},
@@ -243,11 +277,6 @@ def per_study(pattern):
     return expand(pattern, study=list(STUDIES))
 
 
-def per_study_by_name(pattern):
-    """Per study in name order, as family_json lists them: the claims do not depend on key order."""
-    return expand(pattern, study=sorted(STUDIES))
-
-
 def output_dir(wildcards, output):
     """The folder of a rule's first output (where the command writes its files)."""
     return os.path.dirname(output[0])
@@ -266,6 +295,57 @@ def config_json(wildcards):
 def studies_json(wildcards):
     """The studies in config order (the report's order)."""
     return json.dumps(list(STUDIES))
+
+
+# A report of some studies (`make reproduce STUDY=lesson,length`, ablation.selection): its file names
+# them, in the config's order, joined by selection.SEPARATOR.
+SELECTION_PATTERN = "({study})(\\{sep}({study}))*".format(
+    study="|".join(re.escape(name) for name in STUDIES),
+    sep=selection.SEPARATOR,
+)
+
+
+def selected_studies(wildcards):
+    """The studies a selection's report covers, in the config's order."""
+    return selection.names(CFG, wildcards.selection.replace(selection.SEPARATOR, ","))
+
+
+def selected_studies_json(wildcards):
+    return json.dumps(selected_studies(wildcards))
+
+
+def selected_results(wildcards):
+    """What a selection's report reads of its studies: each study's summary, tables and figures
+    (as the full report reads every study's) and an adaptive study's tables (as `rule all` asks).
+    """
+    files = [f"{RESULTS}/{{study}}/summary.csv"]
+    files += [
+        f"{RESULTS}/{{study}}/{out.file}" for out in (*outputs.TABLES, *outputs.FIGURES)
+    ]
+    chosen = selected_studies(wildcards)
+    return expand(files, study=chosen) + expand(
+        [f"{RESULTS}/{{study}}/{table.file}" for table in outputs.ADAPTIVE_TABLES],
+        study=[name for name in chosen if name in ADAPTIVE],
+    )
+
+
+def report_command(wildcards):
+    """The command that makes a report, as the report shows it: `make reproduce`, with the config
+    when it is not the default and, for a report of some studies, those studies."""
+    words = ["make reproduce"]
+    given = [os.path.relpath(path) for path in workflow.configfiles]
+    if given and given[-1] != os.path.join("config", "config.yaml"):
+        words.append(f"CONFIG={given[-1]}")
+    if hasattr(wildcards, "selection"):
+        words.append(f"STUDY={','.join(selected_studies(wildcards))}")
+    return " ".join(words)
+
+
+def training_fingerprint_here(wildcards):
+    """The training fingerprint of the code here (ablation.provenance): an edit of the training path
+    or another torch makes the report again, so that it names the runs trained by other code.
+    """
+    return provenance.training_fingerprint(CFG.train_threads)
 
 
 def sorted_studies_json(wildcards):
@@ -396,10 +476,11 @@ def scope_study_json(wildcards):
 
 
 def scope_files(wildcards):
-    """The scope tables of every scoped study, which the claims rule reads."""
+    """The scope tables of each scoped study whose results the claims rule reads (claims_studies)."""
     return [
         f"{RESULTS}/{name}/scope/{table}"
-        for name in SCOPED
+        for name in claims_studies(wildcards)
+        if name in SCOPED
         for table in ("summary.csv", "init_grads.csv", "evaluations.csv")
     ]
 
@@ -441,5 +522,9 @@ def scope_seeds_arg(wildcards, input):
 
 
 def scope_args(wildcards):
-    """--scope STUDY=FOLDER for every scoped study: where the claims rule finds its scope tables."""
-    return " ".join(f"--scope {name}={RESULTS}/{name}/scope" for name in SCOPED)
+    """--scope STUDY=FOLDER for each scoped study the claims read: where they find its scope tables."""
+    return " ".join(
+        f"--scope {name}={RESULTS}/{name}/scope"
+        for name in claims_studies(wildcards)
+        if name in SCOPED
+    )
