@@ -275,7 +275,7 @@ GLOSSARY = {
     "n_pairs": "Matched runs (same seed and other factor values); not independent.",
     "n_seeds": "Seeds the interval and test rest on (the n of the comparison).",
     "mean_diff": "Mean over seeds of the test-accuracy difference level_b - level_a (percentage points when shown).",
-    "n_up": "Seeds whose difference level_b - level_a is above 0 (ties, within half a test item, left out).",
+    "n_up": "Seeds whose difference level_b - level_a is above 0 (a difference within half a test item of 0 is a tie).",
     "n_down": "Seeds whose difference is below 0.",
     "share_lo": "Lower end of the exact (Clopper-Pearson) interval of a share of seeds (comparisons: of the moving "
     "seeds that move the majority's way; claims: of the seeds meeting the claim's condition).",
@@ -334,14 +334,16 @@ GLOSSARY = {
     "detail": "The numbers behind the verdict, per cell.",
     "study": "The study the row belongs to.",
     # a claim's scope (robust_over: claims.csv's scope columns, tables/scope.csv)
-    "scope": "Where a claim with robust_over holds (empty without it). ROBUST: the claim is SUPPORTED in every universe, "
-    "by the intersection-union test at the claim's own Holm step. LIMITED: it is CONTRADICTED in at least one universe, "
-    "each universe judged at Holm over the claim's universes, and the row names where it fails. UNSETTLED: neither yet, "
-    "and the row names the weakest universe and the seeds that would settle it.",
-    "scope_p": "The scope's p: ROBUST's or UNSETTLED's the largest p_sup over the universes, Holm-adjusted over the claim's "
-    "family; LIMITED's the smallest Holm-adjusted p (over the universes) of a universe where the claim fails.",
-    "scope_detail": "Where the claim holds, where it fails and where it is undecided; for UNSETTLED the weakest universe "
-    "and the further seeds that would settle it.",
+    "scope": "Where the verdict at the study's setting holds, for a claim with robust_over (empty without it). ROBUST: "
+    "the verdict holds in every universe (SUPPORTED everywhere, or CONTRADICTED everywhere), by the intersection-union "
+    "test. LIMITED: the opposite verdict in some universe (Holm over the universes besides the study's own); the row "
+    "names where the claim holds and where it fails. UNSETTLED: neither, or the verdict at the study's setting is "
+    "open; the row names what is open and why.",
+    "scope_p": "The scope's adjusted p in the family's one procedure over its claims and their scopes (a scope inherits "
+    "its claim's share of alpha once the claim is decided): ROBUST's intersection-union p, or LIMITED's smallest p of a "
+    "universe (Holm over the other universes), whichever is smaller.",
+    "scope_detail": "Where the claim holds, where it fails and where it is not yet decided; for an open universe the "
+    "reason in one sentence (every seed tied, no further seeds could decide it within max_seeds, or how many would).",
     "universe": "A combination of levels of the settings a claim's robust_over names (lr=0.003).",
     "own": "True for the study's own universe (its runs are the study's).",
     "sentence": "The verdict in one sentence: what the seeds show, the verdict and its p (the report's verdict row).",
@@ -351,19 +353,23 @@ GLOSSARY = {
     "met": "True when the seed meets the claim's per-seed condition (surely: for every value in [lo, hi]).",
     "band_lo": "The lower end of what the claim asks of one seed's value (its condition).",
     "band_hi": "The upper end of what the claim asks of one seed's value; empty when unbounded.",
-    "p_holm": "p-value Holm-adjusted (comparisons: over the study's comparisons; claims: over the claim's family; "
-    "scope: over the claim's universes).",
+    "p_holm": "p-value Holm-adjusted (comparisons: over the study's comparisons; claims: in the family's one procedure "
+    "over its claims and their scopes, Holm's step-down without scopes; scope: the universe's adjusted p there).",
+    "why": "For a universe not yet decided: why, in one sentence (every seed tied; no further seeds could decide it "
+    "within max_seeds, so it gets none; or how many would).",
     # an adaptive study's tables (ADAPTIVE_TABLES)
     "round": "The adaptive round: 1 after the study's own seeds, then one per batch of further seeds.",
     "inference": "anytime-valid (betting e-process), or fixed design for a kind without a bounded statistic.",
     "p_sup": "Anytime-valid p-value for SUPPORTED (1 / the largest betting capital so far).",
     "p_con": "Anytime-valid p-value for CONTRADICTED (1 / the largest betting capital so far).",
-    "p_family": "The smaller p, Holm-adjusted over the study's claims (Bonferroni over a config-wide family): the round's verdict needs it <= alpha.",
+    "p_family": "The smaller p, adjusted in the family's one procedure on the p-values so far (the claims of a config-wide "
+    "family this round cannot see count as p = 1): the round's verdict needs it <= alpha.",
     "state": "open (gets more seeds), resolved, fragile (decided, but not without one of its seeds: gets more seeds), max_seeds, unreachable (no further seeds could decide it), "
     "fixed design, or exact (checked on every run, no rounds).",
     "next_seeds": "The seeds the claim asked for in the next round (none once it stopped).",
-    "scope_next": "For a claim with robust_over whose scope is UNSETTLED: the weakest undecided universe and the seeds "
-    "the next round trains there (empty otherwise).",
+    "scope_next": "For a claim with robust_over whose verdict is reached and whose scope is UNSETTLED: the weakest "
+    "undecided universe that further seeds could still decide, and the seeds the next round trains there (empty otherwise).",
+    "scope_why": "The universes that get no more seeds because no further seeds within max_seeds could decide them, and why.",
     "cell": "The combination of the other factors a claim's values come from.",
     "cs_lo": "Lower end of the anytime-valid confidence sequence after n_seeds seeds.",
     "cs_hi": "Upper end of the anytime-valid confidence sequence after n_seeds seeds.",

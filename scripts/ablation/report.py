@@ -29,7 +29,7 @@ import jinja2
 import pandas as pd
 import yaml
 
-from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs, selection
+from . import PACKAGE_DIR, REPO_DIR, compare, git_state, intervals, io, outputs, selection
 from . import plan as ablation_plan
 from . import store as run_store
 from .outputs import ROBUST
@@ -251,24 +251,37 @@ def headline(claims: pd.DataFrame, ids: list[str]) -> list[dict]:
     return [claims[claims["id"] == i].iloc[0].to_dict() for i in ids]
 
 
+def _moves(r: dict) -> tuple[int, int, int] | None:
+    """(up, down, tied) seeds of a comparison row, or None where it has no counts."""
+    up, down, n = r.get("n_up"), r.get("n_down"), r.get("n_seeds")
+    if _isnan(up) or _isnan(down) or _isnan(n) or n == 0:
+        return None
+    return int(up), int(down), int(n) - int(up) - int(down)
+
+
 def direction_text(r: dict) -> str:
-    """How many seeds move the effect's way, of those that move, with the exact interval of that share."""
-    up, down = r.get("n_up"), r.get("n_down")
-    if _isnan(up) or _isnan(down) or up + down == 0:
-        return "no seed moves"
-    k, way = (int(up), "up") if up >= down else (int(down), "down")
-    interval = "" if _isnan(r.get("share_lo")) else f" ({100 * r['share_lo']:.0f}-{100 * r['share_hi']:.0f} %)"
-    return f"{k} of {int(up + down)} {way}{interval}"
+    """'1 up, 0 down, 9 tied of 10: 1 of 10 move up (0-45 %)': every seed counted, a tie among those
+    that do not move the effect's way, with the exact interval of that share."""
+    moves = _moves(r)
+    if moves is None:
+        return "no seed counted"
+    up, down, tied = moves
+    n = up + down + tied
+    k, way = (up, "up") if up >= down else (down, "down")
+    lo, hi = intervals.clopper_pearson_ci(k, n, 0.95)
+    return f"{up} up, {down} down, {tied} tied of {n}: {k} of {n} move {way} ({100 * lo:.0f}-{100 * hi:.0f} %)"
 
 
 def sign_test_p(r: dict) -> float:
-    """Two-sided exact sign test over the seeds that move (ties left out): the binomial test the
-    claims put a share of seeds to (``seedtests.share_p``, one-sided), on both sides."""
-    up, down = r.get("n_up"), r.get("n_down")
-    if _isnan(up) or _isnan(down) or up + down == 0:
+    """Two-sided exact test of "more than half the seeds move one way", every seed counted (a tie
+    moves neither way): the binomial test the claims put a share of seeds to (``seedtests.share_p``,
+    one-sided), on both sides."""
+    moves = _moves(r)
+    if moves is None:
         return float("nan")
-    k = max(int(up), int(down))
-    return float(min(1.0, 2 * share_p(k, k, int(up + down), 0.5)[0]))
+    up, down, tied = moves
+    k = max(up, down)
+    return float(min(1.0, 2 * share_p(k, k, up + down + tied, 0.5)[0]))
 
 
 def largest_effects(results: Path, studies: list[str], k: int = LARGEST_EFFECTS) -> list[dict]:

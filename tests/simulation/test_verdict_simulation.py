@@ -8,7 +8,10 @@ asserts that the rate of a wrong SUPPORTED and, separately, of a wrong CONTRADIC
 alpha + 3 Monte-Carlo standard errors. The seed distributions: unimodal (a Beta or binomial on the
 grid, tuned so that the estimand sits exactly on the boundary), bound-touching (seeds exactly at
 1.0, or exactly at 0.5) and mixtures (5, 10 or 30 % of seeds failing at chance, the rest near or
-at 1.0), over 5 and 10 seeds; a cells: every claim over 6 cells.
+at 1.0), over 5 and 10 seeds; a cells: every claim over 6 cells. ``better`` has a boundary null per
+tie rule: with ties counted (the default) a seed meets it when its difference is above 0, a tie
+among the non-improvements, so the null is P(difference > 0) = 1/2 exactly; with ``ties: exclude``
+it is the sign test over the seeds that changed, the null P(improve | changed) = 1/2.
 
 The rules run vectorised over the simulations: the share rule on the claims module's own per-seed
 conditions (``claims.conditions``) and ``seedtests.share_p``, the anytime-valid rules (estimand mean,
@@ -137,6 +140,52 @@ def sign(rng, size, magnitude):
     return np.where(rng.random(size) < 0.5, magnitude, -magnitude)
 
 
+# ``better`` with ties counted: P(difference > 0) = 1/2 exactly, ties among the non-improvements.
+# The levels' exact distributions of test_correct (pmfs over 0..GRID) give P(other > baseline).
+CHANCE_PMF = sps.binom.pmf(np.arange(GRID + 1), GRID, 0.5)
+LEARN_PMF = np.zeros(GRID + 1)  # as ``exchangeable``'s learning level: 80 % at 1.0, else 1-3 short
+LEARN_PMF[GRID] = 0.8
+LEARN_PMF[GRID - 1 - np.arange(3)] += 0.2 * sps.binom.pmf(np.arange(3), 2, 0.3)
+
+
+def p_improve(pmf_base, pmf_other) -> float:
+    """P(other > baseline) for independent levels with these pmfs of test_correct."""
+    below = np.concatenate([[0.0], np.cumsum(pmf_base)[:-1]])  # P(baseline < k)
+    return float(np.sum(pmf_other * below))
+
+
+def level_pmf(fail: float) -> np.ndarray:
+    return fail * CHANCE_PMF + (1 - fail) * LEARN_PMF
+
+
+@functools.cache
+def base_fail_at_null(other_fail: float) -> float:
+    """The baseline's failure rate that puts P(other > baseline) at exactly 1/2 when the other
+    level fails at chance in ``other_fail``."""
+    return tuned(lambda f: p_improve(level_pmf(f), level_pmf(other_fail)) - 0.5, 0.0, 1.0)
+
+
+def mixed_levels(rng, size, base_fail, other_fail):
+    """Each level independently fails at chance (baseline in ``base_fail``, the other level in
+    ``other_fail``), else sits at or just below 1.0 as in ``exchangeable``: other - baseline."""
+
+    def level(fail):
+        learn = np.where(rng.random(size) < 0.8, GRID, GRID - 1 - rng.binomial(2, 0.3, size))
+        return np.where(rng.random(size) < fail, chance(rng, size), learn)
+
+    return level(other_fail) - level(base_fail)
+
+
+def three_point(rng, size, up, tie):
+    """+0.5 (the baseline exactly at chance, the other at 1.0) in ``up``, tied at 1.0 in ``tie``, else
+    -0.5."""
+    u = rng.random(size)
+    return np.select([u < up, u < up + tie], [GRID // 2, 0], -(GRID // 2))
+
+
+P_BETTER_UNIMODAL = tuned(lambda p: sps.binom.sf(20, 40, p) - 0.5, 0.3, 0.7)  # P(Binomial(40, p) - 20 > 0) = 1/2
+
+
 # Each kind's boundary nulls for the share estimand: (name, claim, sampler, diverged share).
 SHARE_NULLS = {
     "at_least": [
@@ -179,13 +228,20 @@ SHARE_NULLS = {
            claim("equivalent", margin=0.02, share=round(1 - f, 2)),
            lambda rng, s, f=f: paired(rng, s, f), 0.0) for f in (0.05, 0.1, 0.3)],
     ],
-    "better": [
-        ("unimodal: symmetric binomial differences (ties at 0)", claim("better"),
+    "better": [  # ties count: P(difference > 0) = 1/2, ties among the non-improvements
+        ("ties count, unimodal: Binomial(40, p) - 20, P(> 0) = 1/2 (ties at 0)", claim("better"),
+         lambda rng, s: rng.binomial(40, P_BETTER_UNIMODAL, s) - 20, 0.0),
+        ("ties count, bound: 50 % +0.5, 30 % tied at 1.0, 20 % -0.5", claim("better"),
+         lambda rng, s: three_point(rng, s, 0.5, 0.3), 0.0),
+        *[(f"ties count, mixture: other fails at chance in {f:.0%}, baseline tuned", claim("better"),
+           lambda rng, s, f=f: mixed_levels(rng, s, base_fail_at_null(f), f), 0.0) for f in (0.05, 0.3)],
+        # ties exclude: P(improve | changed) = 1/2, the sign test over the seeds that changed
+        ("ties exclude, unimodal: symmetric binomial differences (ties at 0)", claim("better", ties="exclude"),
          lambda rng, s: rng.binomial(40, 0.5, s) - 20, 0.0),
-        ("bound: 60 % tied at 1.0, 20 % +0.5, 20 % -0.5", claim("better"),
+        ("ties exclude, bound: 60 % tied at 1.0, 20 % +0.5, 20 % -0.5", claim("better", ties="exclude"),
          lambda rng, s: mix(rng, s, 0.4, lambda r, z: sign(r, z, GRID // 2), fixed(0)), 0.0),
-        *[(f"mixture: each level fails at chance in {f:.0%}, else at or near 1.0", claim("better"),
-           lambda rng, s, f=f: exchangeable(rng, s, f), 0.0) for f in (0.05, 0.1, 0.3)],
+        *[(f"ties exclude, mixture: each level fails at chance in {f:.0%}, else at or near 1.0",
+           claim("better", ties="exclude"), lambda rng, s, f=f: exchangeable(rng, s, f), 0.0) for f in (0.05, 0.1, 0.3)],
     ],
 }  # fmt: skip
 
@@ -278,7 +334,8 @@ def evaluate(c: dict, df: pd.DataFrame, design=None) -> pd.Series:
 @pytest.mark.parametrize("kind", list(SHARE_NULLS))
 def test_share_rule_keeps_alpha_at_the_boundary_null(kind):
     """Share of seeds meeting the condition exactly at `share`: each wrong verdict's rate <= alpha
-    + 3 MC se, for every seed distribution, 5 and 10 seeds (``better``: the sign test with ties)."""
+    + 3 MC se, for every seed distribution, 5 and 10 seeds (``better``: with ties counted the share
+    of seeds above 0 at 1/2; with ``ties: exclude`` the sign test over the seeds that changed)."""
     rows = []
     for i, (name, c, sampler, diverged) in enumerate(SHARE_NULLS[kind]):
         for n in SEEDS:
@@ -286,7 +343,7 @@ def test_share_rule_keeps_alpha_at_the_boundary_null(kind):
             units, lo, hi = draw(rng, sampler, diverged, (SIMS, n))
             # the distribution sits on the boundary: the seeds meeting the condition are `share`
             cond = c.parts[0].condition
-            if kind == "better":
+            if cond.ties:  # ties: exclude: as many seeds improve as worsen
                 plus, minus = np.mean(units > 0), np.mean(units < 0)
                 assert abs(plus - minus) < 4 * np.sqrt((plus + minus) / units.size), name
             else:
@@ -440,7 +497,10 @@ ADAPTIVE_NULLS = [
      lambda rng, s: mix(rng, s, 0.3, chance, near_one)),
     ("at_value 0.5: 50 % exactly 0.5, 50 % learn", claim("at_value", target=0.5, tolerance=0.05),
      lambda rng, s: mix(rng, s, 0.5, near_one, fixed(GRID // 2))),
-    ("better: each level fails at chance in 30 % (ties)", claim("better"), lambda rng, s: exchangeable(rng, s, 0.3)),
+    ("better, ties exclude: each level fails at chance in 30 % (ties)", claim("better", ties="exclude"),
+     lambda rng, s: exchangeable(rng, s, 0.3)),
+    ("better, ties count: other fails at chance in 30 %, P(> 0) = 1/2", claim("better"),
+     lambda rng, s: mixed_levels(rng, s, base_fail_at_null(0.3), 0.3)),
 ]  # fmt: skip
 
 
@@ -709,10 +769,11 @@ def test_share_p_is_the_exact_one_sided_binomial_test():
     assert tuple(map(float, seedtests.share_p(0, 0, 0, 0.5))) == (1.0, 1.0)
 
 
-def test_better_is_the_sign_test_on_the_untied_seeds():
-    """The ``better`` kind's p-values are scipy's binomtest on the seeds that are not tied (wins of
-    wins + losses, share 1/2 or the claim's share), through ``claims.evaluate_family`` and
-    ``claim_test``."""
+def test_better_is_the_sign_test_with_ties_counted_or_left_out():
+    """The ``better`` kind's p-values are scipy's binomtest, through ``claims.evaluate_family`` and
+    ``claim_test``: with ties counted (the default) over every seed, a tie among the non-improvements
+    (wins of n, share 1/2 or the claim's share); with ``ties: exclude`` over the seeds that changed
+    (wins of wins + losses; no seed changed: p = 1 both ways)."""
     rng = np.random.default_rng(8)
     values = np.array([GRID, GRID, GRID - 1, GRID - 12, GRID // 2])
     for trial in range(40):
@@ -721,17 +782,18 @@ def test_better_is_the_sign_test_on_the_untied_seeds():
         d = correct[1] - correct[0]
         wins, losses = int((d > 0).sum()), int((d < 0).sum())
         for share in (0.5, 0.3):
-            c = claim("better", share=share)
-            r = verdicts.claim_test(c, runs(runs_of(correct)), JUDGE)
-            if wins + losses:
-                want = (sps.binomtest(wins, wins + losses, share, alternative="greater").pvalue,
-                        sps.binomtest(wins, wins + losses, share, alternative="less").pvalue)  # fmt: skip
-            else:
-                want = (1.0, 1.0)
-            assert (r.p_sup, r.p_con) == pytest.approx(want, rel=1e-12), (correct.tolist(), share)
-            assert (r.evidence[0][0].n, r.evidence[0][0].met) == (wins + losses, wins)
-            if trial < 5:
-                assert evaluate(c, runs_of(correct))["p_value"] == pytest.approx(min(want), rel=1e-12)
+            for ties, counted in (("count", n), ("exclude", wins + losses)):
+                c = claim("better", share=share, ties=ties)
+                r = verdicts.claim_test(c, runs(runs_of(correct)), JUDGE)
+                if counted:
+                    want = (sps.binomtest(wins, counted, share, alternative="greater").pvalue,
+                            sps.binomtest(wins, counted, share, alternative="less").pvalue)  # fmt: skip
+                else:
+                    want = (1.0, 1.0)
+                assert (r.p_sup, r.p_con) == pytest.approx(want, rel=1e-12), (correct.tolist(), share, ties)
+                assert (r.evidence[0][0].n, r.evidence[0][0].met) == (counted, wins)
+                if trial < 5:
+                    assert evaluate(c, runs_of(correct))["p_value"] == pytest.approx(min(want), rel=1e-12)
 
 
 def test_holm_matches_statsmodels(monkeypatch):

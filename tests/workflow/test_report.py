@@ -139,9 +139,11 @@ def test_the_largest_effects_significance_is_the_claims_sign_test_and_says_so(sm
     not a Holm-adjusted p over every comparison that 7 seeds cannot bring below alpha."""
     from scipy.stats import binomtest
 
-    assert report.sign_test_p({"n_up": 7, "n_down": 0}) == pytest.approx(2 / 2**7)
-    assert report.sign_test_p({"n_up": 2, "n_down": 6}) == pytest.approx(binomtest(6, 8, 0.5).pvalue)
-    assert np.isnan(report.sign_test_p({"n_up": 0, "n_down": 0}))
+    assert report.sign_test_p({"n_up": 7, "n_down": 0, "n_seeds": 7}) == pytest.approx(2 / 2**7)
+    assert report.sign_test_p({"n_up": 2, "n_down": 6, "n_seeds": 8}) == pytest.approx(binomtest(6, 8, 0.5).pvalue)
+    # a tie moves neither way: 1 up of 10 with 9 tied is no evidence of an effect, not "1 of 1 up"
+    assert report.sign_test_p({"n_up": 1, "n_down": 0, "n_seeds": 10}) == 1.0
+    assert np.isnan(report.sign_test_p({"n_up": 0, "n_down": 0, "n_seeds": 0}))
     _, _, html = smoke
     table = html[html.index('id="effects-table"'): html.index("</table>", html.index('id="effects-table"'))]
     assert "sign test over seeds: p (exact, two-sided)" in table and "Holm" not in table
@@ -152,9 +154,11 @@ def test_an_effect_every_seed_shows_gets_the_exact_interval_of_its_share():
     # the Clopper-Pearson interval of 5 of 5, whatever an interval of the mean would say
     lo, hi = intervals.direction_share_ci(5, 0, 0.95)
     assert (lo, hi) == pytest.approx((0.025 ** (1 / 5), 1.0))
-    row = {"n_up": 5, "n_down": 0, "share_lo": lo, "share_hi": hi}
-    assert report.direction_text(row) == "5 of 5 up (48-100 %)"
-    assert report.direction_text({"n_up": 0, "n_down": 0, "share_lo": np.nan, "share_hi": np.nan}) == "no seed moves"
+    row = {"n_up": 5, "n_down": 0, "n_seeds": 5}
+    assert report.direction_text(row) == "5 up, 0 down, 0 tied of 5: 5 of 5 move up (48-100 %)"
+    # ties count: 9 of 10 seeds tied at the bound is one seed of ten moving up
+    assert report.direction_text({"n_up": 1, "n_down": 0, "n_seeds": 10}) == "1 up, 0 down, 9 tied of 10: 1 of 10 move up (0-45 %)"
+    assert report.direction_text({"n_up": 0, "n_down": 0, "n_seeds": np.nan}) == "no seed counted"
 
 
 def test_the_glossary_explains_every_column_of_every_table(smoke):
