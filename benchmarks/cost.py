@@ -8,8 +8,10 @@ Training seconds depend on the machine and on how busy it is, so a design's cost
 another's on one machine, from one store: each run is priced at its measured ``train_seconds``
 when the store holds it, otherwise by the cost model the DAG schedules by (``settings.cost_estimate``)
 times the median seconds per unit of that study's measured runs (of every study's, where it has none). The earlier design is the list of
-runs in ``--old-runs`` (a folder with ``<study>/summary.csv``, such as an earlier commit's
-``reference/``: every run it trained, adaptive rounds included); this design is each study's
+runs in ``--old-runs``: an earlier run's results folder (``<study>/runs.csv`` and
+``<study>/scope/runs.csv``: every run it trained, adaptive rounds and scopes included), or a folder
+with ``<study>/summary.csv`` such as an earlier commit's ``reference/`` (the study's own runs, adaptive
+rounds included; not its scopes'); this design is each study's
 ``runs.csv`` under ``--results`` (every round it trained), or its first round where the study has
 not run, with its claims' scope runs (robust_over) counted in; a study the earlier design lacks
 costs it nothing. Prints, per study and in total: runs, seconds (how many measured, how many
@@ -71,12 +73,23 @@ def trained(index: Path, first_round: list) -> list[str]:
     return pd.read_csv(index, dtype={"hash": str})["hash"].tolist() if index.exists() else [r.hash for r in first_round]
 
 
+def earlier_runs(folder: Path) -> list[str]:
+    """The runs an earlier design trained for one study: a results folder's runs.csv and its scope's
+    (every round, the scope's universes included), or a reference's summary.csv (the study's own
+    runs); none where the folder has neither."""
+    if (folder / "runs.csv").exists():
+        hashes = pd.read_csv(folder / "runs.csv", dtype={"hash": str})["hash"].tolist()
+        scope = folder / "scope" / "runs.csv"
+        return hashes + (pd.read_csv(scope, dtype={"hash": str})["hash"].tolist() if scope.exists() else [])
+    summary = folder / "summary.csv"
+    return pd.read_csv(summary, dtype={"hash": str})["hash"].tolist() if summary.exists() else []
+
+
 def study_cost(study, old_runs: Path, results: Path, store: Path, fallback: float) -> dict:
     """A study of the earlier design against this design's; a study the earlier design lacks costs it
     nothing. This design's runs include its scope's (claims with robust_over: the runs of their other
     universes, results/<study>/scope/runs.csv)."""
-    old_summary = old_runs / study.name / "summary.csv"
-    old = pd.read_csv(old_summary, dtype={"hash": str})["hash"].tolist() if old_summary.exists() else []
+    old = earlier_runs(old_runs / study.name)
     new = trained(results / study.name / "runs.csv", study.runs())
     seeds = range(max(max(study.seeds) + 1, 64))
     scoped = design.scope_runs(study, list(seeds)) if design.scope_settings(study) else []
@@ -96,7 +109,9 @@ def study_cost(study, old_runs: Path, results: Path, store: Path, fallback: floa
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--config", default="config/config.yaml")
-    ap.add_argument("--old-runs", type=Path, required=True, help="folder with <study>/summary.csv of the earlier design")
+    ap.add_argument("--old-runs", type=Path, required=True,
+                    help="the earlier design: a results folder (<study>/runs.csv, <study>/scope/runs.csv) or a "
+                         "reference folder (<study>/summary.csv)")  # fmt: skip
     ap.add_argument("--results", type=Path, default=None, help="this config's results folder (default: its outdir's)")
     ap.add_argument("--store", type=Path, default=Path("results/runs"))
     ap.add_argument("--json", type=Path, default=None, help="also write the table here")
