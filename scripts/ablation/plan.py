@@ -204,9 +204,10 @@ def plan(cfg) -> pd.DataFrame:
 def scope_plan(cfg, table: pd.DataFrame, cal: timing.Calibration | None = None,
                store: Path = run_store.STORE) -> list[dict]:  # fmt: skip
     """Per claim with robust_over: its universes, the runs its other universes add (at the study's
-    seeds), their CPU minutes (``cal``), the agreeing seeds per universe that make it ROBUST (SUPPORTED
-    in every universe at the claim's Holm level: the plan's supported_after) and the seeds, every one
-    failing, that make it LIMITED in one universe (CONTRADICTED at Holm over the universes)."""
+    seeds), their CPU minutes (``cal``), the agreeing seeds per universe that make it ROBUST (the
+    verdict in every universe at the claim's level, which the scope inherits: the plan's
+    supported_after) and the seeds, every one against the verdict, that make it LIMITED in one
+    universe (at Holm over the universes besides the study's own)."""
     alpha = cfg.stats.get("alpha", measures.DEFAULT_CFG["alpha"])
     rows = []
     for name, study in cfg.studies.items():
@@ -221,8 +222,9 @@ def scope_plan(cfg, table: pd.DataFrame, cal: timing.Calibration | None = None,
             row = table[(table["study"] == name) & (table["claim"] == claim.id)].iloc[0]
             sequential = block is not None and claim.sequential
             limit = block["max_seeds"] if sequential else MAX_SEEDS
-            _, limited = agreeing_seeds(claim, alpha / len(universes), _n_cells(study, claim) * len(claim.parts),
-                                        sequential, alpha, limit)  # fmt: skip
+            # the scope inherits its claim's level once the claim is decided: LIMITED at Holm over the other universes
+            level = alpha / max(int(row["family"]), 1) / (len(universes) - 1)
+            _, limited = agreeing_seeds(claim, level, _n_cells(study, claim) * len(claim.parts), sequential, alpha, limit)
             rows.append({"study": name, "claim": claim.id, "over": ", ".join(claim.robust_over),
                          "universes": len(universes), "runs": len(runs), "to_train": len(todo),
                          "cpu_minutes": sum(cal.run_seconds(r.settings) for r in todo) / 60 if cal else None,
@@ -243,6 +245,8 @@ def scope_lines(rows: list[dict], width: int = WIDTH) -> list[str]:
         out += textwrap.wrap(f"- scope of {r['claim']}: {r['universes']} universes over {r['over']}; {r['to_train']} of {r['runs']} "
                              f"runs to train{minutes}; {robust}, {limited} (seeds: {r['seeds']})", width,
                              subsequent_indent="  ")  # fmt: skip
+    out += textwrap.wrap("A universe gets further seeds only once the verdict at the study's setting is reached, and none "
+                         "that no further seeds within max_seeds could decide (the claims table says why).", width)  # fmt: skip
     return out
 
 
@@ -495,9 +499,9 @@ def warnings(table: pd.DataFrame, width: int = WIDTH) -> list[str]:
     out = []
     for r in table[(table["supported"] == "no") | (table["contradicted"] == "no")].itertuples():
         both = r.supported == r.contradicted == "no"
-        missing = "neither verdict" if both else "SUPPORTED" if r.supported == "no" else "CONTRADICTED"
+        missing = "reach neither verdict" if both else "cannot reach " + ("SUPPORTED" if r.supported == "no" else "CONTRADICTED")
         more = f"; {r.seeds_needed} would reach both" if pd.notna(r.seeds_needed) else ""
-        out += textwrap.wrap(f"warning: {r.claim}: its {r.seeds} seeds reach {missing}{more}", width,
+        out += textwrap.wrap(f"warning: {r.claim}: its {r.seeds} seeds {missing}{more}", width,
                              subsequent_indent="  ")  # fmt: skip
     return out
 

@@ -158,9 +158,17 @@ def test_the_default_config_passes_its_own_plan(capsys):
 
     cfg = C.load(REPO / "config" / "config.yaml")
     table = P.plan(cfg)
-    assert (table["supported"] == "yes").all() and (table["contradicted"] == "yes").all(), table
+    share = table[table["test"] != "e-mean"]
+    assert (share["supported"] == "yes").all() and (share["contradicted"] == "yes").all(), table
     assert P.main([str(REPO / "config" / "config.yaml"), "--no-timing"]) == 0
-    assert "warning" not in capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())
+    # a mean claim's margin of 2 pp costs the bounded mean test about 200 seeds per cell: the plan warns
+    # for exactly the claims whose seeds cannot reach a verdict, and prints each one's price
+    short = table[(table["supported"] == "no") | (table["contradicted"] == "no")]
+    assert set(short["test"]) <= {"e-mean"}
+    assert sorted(w.split(":")[0] for w in out.split("warning: ")[1:]) == sorted(short["claim"])
+    for claim in short["claim"]:
+        assert f"- {claim}: estimand mean; " in out and "the mean test reaches SUPPORTED from " in out
     costs = P.cost(cfg, None, store=REPO / "no-store-here").set_index("study")
     for name in ("factorial", "position", "depth"):
         study, block = cfg.studies[name], design.adaptive_block(cfg.raw["studies"][name])
@@ -188,9 +196,10 @@ def test_the_plan_prices_each_scope_and_says_what_its_seeds_can_reach(capsys):
                                  if run.hash in {x.hash for u in design.other_universes(c, study)
                                                  for combo in design.claim_combinations(c, study)
                                                  for x in [design.make_run(study, combo, s, u) for s in study.seeds]}})
-        assert r["robust_after"] == table.set_index("claim").loc[cid, "supported_after"]
+        supported_after = table.set_index("claim").loc[cid, "supported_after"]
+        assert (pd.isna(r["robust_after"]) and pd.isna(supported_after)) or r["robust_after"] == supported_after
         sup_alone, con_alone = P.agreeing_seeds(c, 0.05, 1, False, 0.05, P.MAX_SEEDS)
-        assert r["limited_after"] >= con_alone
+        assert r["limited_after"] is None or r["limited_after"] >= con_alone
     assert P.main([str(REPO / "config" / "config.yaml"), "--no-timing"]) == 0
     out = capsys.readouterr().out
     assert "Where it holds (claims with robust_over):" in out
