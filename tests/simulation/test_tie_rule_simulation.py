@@ -275,8 +275,8 @@ def test_tie_rule_keeps_alpha_at_its_boundary_null(spec, ties):
     if ties == "exclude":
         cases.append(("all-tied: every seed tied (nothing changed)", [tied], True))
     rng = np.random.default_rng([12, list(SPECS).index(spec), TIES.index(ties)])
-    name, pmf = nulls(spec, ties)[2]  # unimodal
-    cases.append((f"all-tied cell beside a cell on its null ({name})", [tied, sample(rng, pmf, (SIMS, max(ROUNDS)))],
+    _, pmf = nulls(spec, ties)[2]  # unimodal
+    cases.append(("all-tied cell beside a unimodal cell on its null", [tied, sample(rng, pmf, (SIMS, max(ROUNDS)))],
                   not (kind == "better" and ties == "count")))  # fmt: skip
     rows, worst = [], {}
     print(f"\n{spec}, ties: {ties} -- wrong verdicts at the boundary null ({SIMS} sims, limit {limit(SIMS):.4f})")
@@ -314,7 +314,8 @@ def test_boundary_nulls_are_on_the_boundary_by_the_pipelines_own_condition():
 def tied_runs(n: int) -> pd.DataFrame:
     """n seeds, both levels at exactly 300 / 300 in every seed: every difference a tie."""
     rows = [dict(run_id=f"r{seed}-{level}", seed=seed, cell="c0", norm=level, status="ok", test_correct=GRID,
-                 test_total=GRID, test_acc=1.0, final_train_acc=1.0) for seed in range(n) for level in LEVELS]  # fmt: skip
+                 test_total=GRID, test_acc=1.0, final_train_acc=1.0)
+            for seed in range(n) for level in LEVELS]  # fmt: skip
     return pd.DataFrame(rows)
 
 

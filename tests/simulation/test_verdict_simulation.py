@@ -241,7 +241,8 @@ SHARE_NULLS = {
         ("ties exclude, bound: 60 % tied at 1.0, 20 % +0.5, 20 % -0.5", claim("better", ties="exclude"),
          lambda rng, s: mix(rng, s, 0.4, lambda r, z: sign(r, z, GRID // 2), fixed(0)), 0.0),
         *[(f"ties exclude, mixture: each level fails at chance in {f:.0%}, else at or near 1.0",
-           claim("better", ties="exclude"), lambda rng, s, f=f: exchangeable(rng, s, f), 0.0) for f in (0.05, 0.1, 0.3)],
+           claim("better", ties="exclude"), lambda rng, s, f=f: exchangeable(rng, s, f), 0.0)
+          for f in (0.05, 0.1, 0.3)],
     ],
 }  # fmt: skip
 
