@@ -4,6 +4,7 @@
     python3 benchmarks/reproduce.py                                   # the default config: reproduce.md
     python3 benchmarks/reproduce.py --config config/smoke.yaml --test  # the quick look, then `make test`:
                                                                       # reproduce-smoke.md
+    python3 benchmarks/reproduce.py --study lesson                    # one study on its own: reproduce-lesson.md
     python3 benchmarks/reproduce.py --render benchmarks/reproduce.json  # re-render the .md, no new numbers
 
 Writes benchmarks/reproduce.md and reproduce.json for the default config, reproduce-<config>.md/.json
@@ -23,6 +24,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import subprocess
@@ -106,10 +108,18 @@ def collect_results(results: Path) -> dict:
     return studies
 
 
-def find_report(work: Path) -> Path | None:
-    """The report the run wrote: reports/ under the config's outdir (the clone itself, or a folder of it)."""
-    found = [*work.glob("reports/ablation_report.html"), *work.glob("*/reports/ablation_report.html")]
+def find_report(work: Path, study: str = "") -> Path | None:
+    """The report the run wrote: reports/ under the config's outdir (the clone itself, or a folder of
+    it); of some studies (``study``: STUDY=), the report named after them."""
+    name = f"ablation_report.{study.replace(',', '+')}.html" if study else "ablation_report.html"
+    found = [*work.glob(f"reports/{name}"), *work.glob(f"*/reports/{name}")]
     return found[0] if found else None
+
+
+def left_out(report: Path) -> str:
+    """The report's sentence naming the studies of the config it leaves out ('' when it covers them all)."""
+    found = re.search(r"This report covers [^<]*", report.read_text(encoding="utf-8", errors="replace"))
+    return found.group(0).strip() if found else ""
 
 
 def megabytes(folder: Path) -> float:
@@ -124,9 +134,11 @@ def pytest_summary(log: Path) -> str:
     return lines[-1] if lines else "(no pytest summary in the log)"
 
 
-def outputs(out_dir: Path, config: str) -> tuple[Path, Path]:
-    """reproduce.md/.json for the default config, reproduce-<name>.md/.json for another."""
+def outputs(out_dir: Path, config: str, study: str = "") -> tuple[Path, Path]:
+    """reproduce.md/.json for the default config, reproduce-<name>.md/.json for another; -<studies>
+    added for some studies on their own (STUDY=)."""
     name = "reproduce" if config == "config/config.yaml" else f"reproduce-{Path(config).stem}"
+    name += f"-{study.replace(',', '+')}" if study else ""
     return out_dir / f"{name}.md", out_dir / f"{name}.json"
 
 
@@ -134,6 +146,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--config", default="config/config.yaml", help="CONFIG passed to make (default: the default one)")
     ap.add_argument("--test", action="store_true", help="then time `make test` in the same clone")
+    ap.add_argument("--study", default="", help="STUDY passed to make: some studies of the config on their own")
     ap.add_argument("--out-dir", type=Path, default=HERE, help="where the .md/.json go (default: benchmarks/)")
     ap.add_argument("--keep", action="store_true", help="keep the clone (its path is printed)")
     ap.add_argument("--render", type=Path, metavar="JSON", help="only re-render the .md beside JSON from it")
@@ -154,7 +167,7 @@ def main(argv=None) -> int:
     py = shutil.which("python3.11") or sys.executable
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     rec = {"started": started, "measured": {"commit": head, "date": started, "dirty": False},
-           "commit": head, "uncommitted_changes_not_measured": dirty, "config": args.config,
+           "commit": head, "uncommitted_changes_not_measured": dirty, "config": args.config, "study": args.study,
            "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "platform": platform.platform(),
                        "python": platform.python_version()}}  # fmt: skip
     with Meter() as venv:
@@ -162,10 +175,11 @@ def main(argv=None) -> int:
     rec["venv"] = venv.record() | {"rc": rc}
     if rc == 0:
         with Meter() as pipe:
-            rc = sh(["make", "reproduce", f"CONFIG={args.config}"], work, log)
+            rc = sh(["make", "reproduce", f"CONFIG={args.config}", *([f"STUDY={args.study}"] if args.study else [])], work, log)
         rec["pipeline"] = pipe.record() | {"rc": rc}
-    report = find_report(work)
+    report = find_report(work, args.study)
     rec["report_exists"] = report is not None
+    rec["left_out"] = left_out(report) if report else ""
     rec["studies"] = collect_results(report.parent.parent / "results") if report else {}
     rec["ok"] = rc == 0 and rec["report_exists"]
     if report:  # what the run left on disk: the venv, the run store, the config's tables, figures and report
@@ -183,7 +197,7 @@ def main(argv=None) -> int:
                                          stderr=subprocess.STDOUT).returncode  # fmt: skip
         rec["test"] = suite.record() | {"rc": test_rc, "pytest": pytest_summary(log)}
         rec["ok"] = test_rc == 0
-    md, js = outputs(args.out_dir, args.config)
+    md, js = outputs(args.out_dir, args.config, args.study)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     js.write_text(json.dumps(rec, indent=1) + "\n")
     md.write_text(render(rec))
@@ -206,10 +220,13 @@ def busy(m: dict) -> str:
 def render(rec: dict) -> str:
     m = rec["machine"]
     default = rec["config"] == "config/config.yaml"
-    out = ["# Reproduction time" + ("" if default else f" of {rec['config']}"), "", line(rec["measured"]), "",
-           f"Produced by `python3 benchmarks/reproduce.py{'' if default else ' --config ' + rec['config']}"
-           f"{' --test' if 'test' in rec else ''}`: a fresh `git clone` of commit {rec['commit']}, then the README's "
-           f"commands `make venv` and `make reproduce CONFIG={rec['config']}`"
+    study = rec.get("study", "")
+    flags = ("" if default else " --config " + rec["config"]) + (f" --study {study}" if study else "")
+    make = f"`make reproduce CONFIG={rec['config']}{' STUDY=' + study if study else ''}`"
+    out = ["# Reproduction time" + ("" if default else f" of {rec['config']}") + (f", study {study}" if study else ""), "",
+           line(rec["measured"]), "",
+           f"Produced by `python3 benchmarks/reproduce.py{flags}{' --test' if 'test' in rec else ''}`: a fresh `git clone` "
+           f"of commit {rec['commit']}, then the README's commands `make venv` and {make}"
            f"{', then `make test`' if 'test' in rec else ''}. Do not edit by hand: re-run the script.", "",
            f"- Machine: {m['cpu']}, {m['cores']} cores; {m['platform']}; Python {m['python']}"]  # fmt: skip
     if rec["uncommitted_changes_not_measured"]:
@@ -219,7 +236,8 @@ def render(rec: dict) -> str:
     out.append(f"| `make venv` (.venv from requirements.txt) | {v['wall_s'] / 60:.1f} min | {v['cpu_s']:.0f} s | {busy(v)} |")
     p = rec.get("pipeline")
     if p:
-        out.append(f"| `make reproduce` (every study, report) | **{p['wall_s'] / 60:.1f} min** | {p['cpu_s']:.0f} s | "
+        what = f"study {study}, its report" if study else "every study, report"
+        out.append(f"| `make reproduce` ({what}) | **{p['wall_s'] / 60:.1f} min** | {p['cpu_s']:.0f} s | "
                    f"{busy(p)} |")  # fmt: skip
         out.append(f"| venv and reproduce | **{(v['wall_s'] + p['wall_s']) / 60:.1f} min** | | |")
     s = rec.get("test")
@@ -228,6 +246,8 @@ def render(rec: dict) -> str:
                    f"{s['cpu_s']:.0f} s | {busy(s)} |")  # fmt: skip
     if "disk_mb" in rec:
         out += ["", "On disk afterwards: " + ", ".join(f"{k} {v:.0f} MB" for k, v in rec["disk_mb"].items()) + "."]
+    if rec.get("left_out"):
+        out += ["", f"The report says: \"{rec['left_out']}\""]
     out += ["", f"Finished: {'yes' if rec['ok'] else 'NO'}; report written: {'yes' if rec['report_exists'] else 'no'}.",
             "", "| study | runs | ok | diverged | Σ training seconds |", "| --- | --- | --- | --- | --- |"]  # fmt: skip
     for name, s in rec["studies"].items():
