@@ -83,6 +83,8 @@ MEASURED: tuple[Measured, ...] = (
              _REPRODUCE_SMOKE),  # fmt: skip
     Measured("benchmarks/reproduce-smoke.json", "python3 benchmarks/reproduce.py --config config/smoke.yaml --test",
              _REPRODUCE_SMOKE),  # fmt: skip
+    Measured("benchmarks/reproduce-lesson.md", "python3 benchmarks/reproduce.py --study lesson", _REPRODUCE),
+    Measured("benchmarks/reproduce-lesson.json", "python3 benchmarks/reproduce.py --study lesson", _REPRODUCE),
     Measured("benchmarks/estimate.md", "python benchmarks/estimate.py --cores 2 --shapes", _ESTIMATE),
     Measured("benchmarks/estimate.json", "python benchmarks/estimate.py --cores 2 --shapes", _ESTIMATE),
     Measured("benchmarks/main_process.md", "python benchmarks/main_process.py", _MAIN_PROCESS),
