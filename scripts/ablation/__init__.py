@@ -47,6 +47,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     reading        what a study's claims read: metric, test lengths, the figure that shows it; n by cell
     specification  a scoped claim's specifications: each universe's mean and interval, sorted
     plots          a study's figures
+    effects        the report's largest effects: every seed counted, a tie moving neither way
     report         the stand-alone HTML report
     readme         the README's generated blocks: the reference's findings, the plan's runs, measured times
 """

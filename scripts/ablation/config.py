@@ -28,16 +28,8 @@ from . import data, kinds, plugins
 from .outputs import RUN_METRICS
 from . import settings
 from .architectures import check_study
-from .validation import (
-    describe_type,
-    one_line,
-    error_rank,
-    error_line,
-    error_line_at,
-    short_repr,
-    strict_validator,
-    location,
-)
+from .validation import describe_type, error_line, error_line_at, error_rank, location, one_line, short_repr
+from .validation import lengths_text, strict_validator
 
 
 class ConfigError(ValueError):
@@ -378,19 +370,6 @@ def _check_published(study: str, published: dict | None, factors: dict, base: di
     if lo > hi:
         raise ConfigError(f"{where}lengths: [{lo}, {hi}] runs backwards; write [{hi}, {lo}]")
     _check_throughout(f"{where}lengths", lo, hi, set(eval_lengths))
-
-
-def lengths_text(lengths) -> str:
-    """'3, 5-8, 17': sorted lengths with each run of consecutive ones as a range."""
-    out, run = [], []
-    for n in sorted(lengths):
-        if run and n != run[-1] + 1:
-            out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
-            run = []
-        run.append(n)
-    if run:
-        out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
-    return ", ".join(out)
 
 
 def _check_throughout(where: str, lo: int, hi: int, evaluated: set) -> None:

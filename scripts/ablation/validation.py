@@ -186,3 +186,16 @@ def strict_validator(schema: dict | None = None):
 def error_line_at(error: jsonschema.ValidationError, path: tuple, root=None) -> str:
     error.path.extendleft(reversed(path))
     return error_line(error, root)
+
+
+def lengths_text(lengths) -> str:
+    """'3, 5-8, 17': sorted lengths with each run of consecutive ones as a range."""
+    out, run = [], []
+    for n in sorted(lengths):
+        if run and n != run[-1] + 1:
+            out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+            run = []
+        run.append(n)
+    if run:
+        out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+    return ", ".join(out)

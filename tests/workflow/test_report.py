@@ -117,8 +117,9 @@ def test_largest_effects_show_the_seeds_that_move_their_way_and_the_range(smoke)
     top = rows.loc[rows["mean_diff"].abs().idxmax()]
     assert effects[0]["study"] == top["study"]
     assert effects[0]["range"] == f"{100 * top['seed_min']:+.1f} to {100 * top['seed_max']:+.1f} pp"
-    k, n = max(top["n_up"], top["n_down"]), top["n_up"] + top["n_down"]
-    assert effects[0]["direction"].startswith(f"{int(k)} of {int(n)} {'up' if top['n_up'] >= top['n_down'] else 'down'}")
+    up, down, n = int(top["n_up"]), int(top["n_down"]), int(top["n_seeds"])  # every seed counted, ties too
+    way = "up" if up >= down else "down"
+    assert effects[0]["direction"].startswith(f"{up} up, {down} down, {n - up - down} tied of {n}: {max(up, down)} of {n} move {way}")
 
 
 def test_the_reports_plan_is_the_terminals_table_with_its_legend(smoke):
