@@ -1,8 +1,8 @@
 """Adaptive studies: more seeds, round by round, only where a claim is still open.
 
 A study with ``adaptive: {max_seeds, batch}`` first trains its ``seeds``. Each round then
-evaluates its claims with the anytime-valid rule of ``ablation.sequential`` (at Holm over the
-study's claims: ``evaluate``) and gives every claim that is still INCONCLUSIVE, and can still resolve within
+evaluates its claims with the anytime-valid rule of ``ablation.sequential`` (in the family's one
+procedure over its claims and scopes: ``evaluate``) and gives every claim that is still INCONCLUSIVE, and can still resolve within
 ``max_seeds`` seeds, its next ``batch`` seeds, in exactly the cells it reads (its ``where`` and,
 for a comparison, the two levels it compares). A claim stops when it resolves with a verdict that survives leaving out any one seed
 (``resolved``; one that does not, ``fragile``, keeps getting seeds), when

@@ -69,7 +69,7 @@ FIGURES = (
         "(Anderson's, valid for any bounded metric; a bootstrap for slopes), sorted by that mean; green inside the "
         "claim's band (shaded grey), red outside; the yellow column is the study's own settings. Under it the settings "
         "panel: a row per setting, a mark at each specification's level. The title says how many universes keep the "
-        "claim's verdict (each universe judged at Holm over the claim's universes) and which settings change it.",
+        "claim's verdict (each universe's verdict as the family's one procedure reaches it) and which settings change it.",
         "specification curve",
     ),
 )  # fmt: skip
@@ -143,8 +143,9 @@ TABLES = (
     Output(
         "scope", "tables/scope.csv",
         "Where each claim with robust_over holds: one row per universe (a combination of the levels of the settings "
-        "it names; own: the study's own), the claim's verdict there at Holm over the universes, its p-values, seeds, "
-        "share of seeds meeting the claim and leave-one-seed-out robustness.",
+        "it names; own: the study's own), the verdict the family's procedure reaches there (the scope's: ROBUST's or "
+        "LIMITED's), its p-values, seeds, share of seeds meeting the claim, leave-one-seed-out robustness and, where "
+        "it is open, why.",
         "Where it holds", by_level=False,  # the report shows it under "Where it holds", per scoped claim
     ),
 )  # fmt: skip

@@ -377,7 +377,7 @@ def length_generalization(d: StudyData, path: Path) -> None:
 
 def where_it_holds(d: StudyData, path: Path) -> None:
     """Per claim with robust_over: each seed's value in each universe (a diverged run's interval as a
-    bar), met or not, beside the claim's band; the universe's verdict at Holm over the universes in its
+    bar), met or not, beside the claim's band; the universe's verdict (the family's procedure's) in its
     label, when the scope table beside it gives it."""
     seeds = d.scope_seeds
     if seeds is None or seeds.empty:

@@ -47,7 +47,7 @@ def specifications(rows: pd.DataFrame, confidence: float) -> pd.DataFrame:
 
 def scope_title(claim: str, table: pd.DataFrame | None, verdict: str | None = None, most: int = 2) -> str:
     """How many universes keep the claim's ``verdict`` (its claims row's; without one, that of the study's
-    own universe), each universe judged at Holm over the claim's universes, and which settings change it
+    own universe), each universe's verdict as the family's one procedure reaches it, and which settings change it
     (the universes where it fails first)."""
     rows = None if table is None else table[table["id"] == claim]
     if rows is None or not len(rows):
@@ -67,4 +67,4 @@ def scope_title(claim: str, table: pd.DataFrame | None, verdict: str | None = No
         changes.append(f"{moved or r.universe}: {r.verdict}")
     more = f" and {len(changed) - most} more" if len(changed) > most else ""
     tail = f"\nchanged by {'; '.join(changes)}{more}" if changes else ""
-    return f"{claim}: {int(keep.sum())} of {len(rows)} universes keep {verdict} (each at Holm over the universes){tail}"
+    return f"{claim}: {int(keep.sum())} of {len(rows)} universes keep {verdict} (in the family's procedure){tail}"
