@@ -33,8 +33,9 @@ SUMMARY_KEEP = ("run_id", "hash", "test_acc", "status", "params_sha256", "train_
 ``train_seconds``: what each run took on the reference's machine, for a reader: ``make plan``
 times this machine instead, ablation.timing)."""
 CLAIM_KEEP = ("id", "verdict", "estimate", "ci_lo", "ci_hi", "n", "p_holm", "robustness")
-ENVIRONMENT_KEYS = ("cpu_capability", "cpu_model", "python", "torch", "numpy", "code_sha256")
-"""What a run's provenance.json says about the machine and software that trained it."""
+ENVIRONMENT_KEYS = ("cpu_capability", "cpu_model", "python", "torch", "numpy", "code_sha256", "training_fingerprint")
+"""What a run's provenance.json says about the machine and software that trained it (the training
+fingerprint: what its training executed, ``provenance.training_fingerprint``)."""
 
 
 class CompareError(Exception):
