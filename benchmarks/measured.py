@@ -116,6 +116,10 @@ MEASURED: tuple[Measured, ...] = (
              ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
     Measured("benchmarks/probes/verdicts.md", "python benchmarks/probes/verdicts.py",
              ("benchmarks/probes/verdicts.py", "scripts/ablation/claims.py", "config/config.yaml")),  # fmt: skip
+    Measured("benchmarks/probes/edges.md", "python benchmarks/probes/edges.py --before REV --results RESULTS --rounds",
+             ("benchmarks/probes/edges.py", "scripts/ablation/verdicts.py", "scripts/ablation/scope.py",
+              "scripts/ablation/seedtests.py", "scripts/ablation/kinds.py", "scripts/ablation/claims.py",
+              "config/config.yaml")),  # fmt: skip
     Measured("benchmarks/probes/suite_time.md", "python benchmarks/probes/suite_time.py",
              ("benchmarks/probes/suite_time.py", "tests", "scripts/ablation", "workflow")),  # fmt: skip
     Measured("benchmarks/probes/ci_time.md", "python benchmarks/probes/ci_time.py", _CI_TIME),

@@ -86,6 +86,21 @@ def sentence(row: dict) -> str:
     return evidence.split("; ", 1)[0].rstrip(".") + "." if isinstance(evidence, str) and evidence.strip() else ""
 
 
+def _stale(row: dict, cfg, study: str) -> str:
+    """' (judged with the estimand share; the config now asks for mean ...)' where the reference judged
+    a claim with another estimand than the config's claim now states, else ''."""
+    if cfg is None or study not in cfg.studies or "estimand" not in row:
+        return ""
+    claim = next((c for c in cfg.studies[study].claims if c.id == row.get("id")), None)
+    if claim is None:
+        return ""
+    now = "exact" if claim.exact else claim.estimand
+    if row["estimand"] in ("", now):
+        return ""
+    return (f" (judged with the estimand {row['estimand']}; the config now asks for {now}: `make reproduce "
+            f"STUDY={study}` judges it anew)")
+
+
 def findings(reference: Path, cfg=None) -> str:
     """Every claim of ``reference`` as a Markdown table, and the tally of its verdicts and scopes."""
     rows, verdicts, scopes = [], {}, {}
@@ -97,7 +112,8 @@ def findings(reference: Path, cfg=None) -> str:
             if scope:
                 scopes[scope] = scopes.get(scope, 0) + 1
             claim = f"`{r.get('id', '')}` {r.get('statement', '')}".strip()
-            rows.append(f"| {name} | {_cell(claim)} | **{_cell(verdict)}** | {_cell(scope)} | {_cell(sentence(r))} |")
+            said = sentence(r) + _stale(r, cfg, name)
+            rows.append(f"| {name} | {_cell(claim)} | **{_cell(verdict)}** | {_cell(scope)} | {_cell(said)} |")
     known = ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")  # in this order; any other verdict after them
     tally = ", ".join(f"{k} {verdicts[k]}" for k in [*known, *sorted(set(verdicts) - set(known))] if k in verdicts)
     scoped = "; scope: " + ", ".join(f"{k} {v}" for k, v in scopes.items()) if scopes else ""

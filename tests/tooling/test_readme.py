@@ -67,7 +67,7 @@ def test_the_findings_read_whatever_columns_reference_has(reference):
     claims.to_csv(path, index=False)
     table = readme.findings(reference, CFG)
     row = next(line for line in table.splitlines() if "`C5b-warmup-helps-post`" in line)
-    assert row.split(" | ")[3] == "" and "seeds improved" in row, row
+    assert row.split(" | ")[3] == "" and "10 improved, 0 worsened, 5 tied of 15 seeds" in row, row
 
 
 def test_make_readme_check_exits_1_on_a_readme_out_of_step(tmp_path, reference):
@@ -107,3 +107,18 @@ def test_a_local_rule_added_to_the_workflow_fails_the_pages_check(tmp_path):
     rules.write_text(rules.read_text(encoding="utf-8").replace("localrules:\n", "localrules:\n    planted,\n", 1))
     found = readme.page_differences(root)
     assert found == ["docs/cluster.md's localrules block differs from its source (run `make readme`)"], found
+
+
+def test_a_claim_the_reference_judged_with_another_estimand_says_so(reference):
+    """reference/ judged a claim with the estimand of its day: where the config now states another, the
+    findings row says which, and the command that judges it anew."""
+    cfg = config.load(REPO / "config" / "config.yaml")
+    study, claim = next((name, c) for name, s in cfg.studies.items() for c in s.claims if not c.exact)
+    path = reference / study / "claims.csv"
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    other = "share" if claim.estimand == "mean" else "mean"
+    table.loc[table["id"] == claim.id, "estimand"] = other
+    table.to_csv(path, index=False)
+    text = readme.findings(reference, cfg)
+    row = next(line for line in text.splitlines() if f"`{claim.id}`" in line)
+    assert f"(judged with the estimand {other}; the config now asks for {claim.estimand}: `make reproduce STUDY={study}`" in row
