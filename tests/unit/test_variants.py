@@ -288,9 +288,9 @@ def test_adding_a_variant_touches_the_model_file_and_the_schema_only(tmp_path):
     assert html.count("shuffled") >= 3  # the cells, stability and comparisons tables
     # every figure is shown, or (one that would show nothing) replaced by one line saying why; a scope's
     # figure only under "Where it holds", for a study with robust_over (this one has none)
-    from ablation.report import SCOPE_FIGURE
+    from ablation.report import SCOPE_FIGURES
 
-    shown = [f for f in outputs.FIGURES if f.name != SCOPE_FIGURE]
+    shown = [f for f in outputs.FIGURES if f.name not in SCOPE_FIGURES]
     assert html.count('<img src="data:image/png') + html.count('class="empty-figure"') >= 1 + len(shown)
 
 
