@@ -87,6 +87,8 @@ MEASURED: tuple[Measured, ...] = (
              _REPRODUCE_SMOKE),  # fmt: skip
     Measured("benchmarks/reproduce-smoke.json", "python3 benchmarks/reproduce.py --config config/smoke.yaml --test",
              _REPRODUCE_SMOKE),  # fmt: skip
+    Measured("benchmarks/reproduce-ci.md", "python3 benchmarks/reproduce.py --ci", _REPRODUCE_SMOKE),
+    Measured("benchmarks/reproduce-ci.json", "python3 benchmarks/reproduce.py --ci", _REPRODUCE_SMOKE),
     Measured("benchmarks/reproduce-lesson.md", "python3 benchmarks/reproduce.py --study lesson", _REPRODUCE),
     Measured("benchmarks/reproduce-lesson.json", "python3 benchmarks/reproduce.py --study lesson", _REPRODUCE),
     Measured("benchmarks/estimate.md", "python benchmarks/estimate.py --cores 2 --shapes", _ESTIMATE),

@@ -5,6 +5,7 @@
     python3 benchmarks/reproduce.py --config config/smoke.yaml --test  # the quick look, then `make test`:
                                                                       # reproduce-smoke.md
     python3 benchmarks/reproduce.py --study lesson                    # one study on its own: reproduce-lesson.md
+    python3 benchmarks/reproduce.py --ci                              # CI as CI runs it: reproduce-ci.md
     python3 benchmarks/reproduce.py --render benchmarks/reproduce.json  # re-render the .md, no new numbers
 
 Writes benchmarks/reproduce.md and reproduce.json for the default config, reproduce-<config>.md/.json
@@ -147,6 +148,7 @@ def main(argv=None) -> int:
     ap.add_argument("--config", default="config/config.yaml", help="CONFIG passed to make (default: the default one)")
     ap.add_argument("--test", action="store_true", help="then time `make test` in the same clone")
     ap.add_argument("--study", default="", help="STUDY passed to make: some studies of the config on their own")
+    ap.add_argument("--ci", action="store_true", help="only `CI=true bash .ci/run` in the clone, as CI runs it (every slow test)")
     ap.add_argument("--out-dir", type=Path, default=HERE, help="where the .md/.json go (default: benchmarks/)")
     ap.add_argument("--keep", action="store_true", help="keep the clone (its path is printed)")
     ap.add_argument("--render", type=Path, metavar="JSON", help="only re-render the .md beside JSON from it")
@@ -170,6 +172,20 @@ def main(argv=None) -> int:
            "commit": head, "uncommitted_changes_not_measured": dirty, "config": args.config, "study": args.study,
            "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "platform": platform.platform(),
                        "python": platform.python_version()}}  # fmt: skip
+    if args.ci:  # CI's own command in a fresh clone: it builds .venv and runs every test, the slow ones too
+        with Meter() as ci:
+            with log.open("a") as fh:
+                rc = subprocess.run(["bash", ".ci/run"], cwd=work, env=dict(os.environ, CI="true"), stdout=fh,
+                                    stderr=subprocess.STDOUT).returncode  # fmt: skip
+        rec |= {"ci": ci.record() | {"rc": rc, "pytest": pytest_summary(log)}, "ok": rc == 0, "report_exists": False,
+                "studies": {}, "config": ".ci/run"}  # fmt: skip
+        md, js = args.out_dir / "reproduce-ci.md", args.out_dir / "reproduce-ci.json"
+        args.out_dir.mkdir(parents=True, exist_ok=True)
+        js.write_text(json.dumps(rec, indent=1) + "\n")
+        md.write_text(render_ci(rec))
+        print(md.read_text())
+        shutil.rmtree(tmp, ignore_errors=True) if rec["ok"] and not args.keep else print(f"reproduce: kept {tmp}")
+        return 0 if rec["ok"] else 1
     with Meter() as venv:
         rc = sh(["make", "venv", f"PYTHON={py}"], work, log)
     rec["venv"] = venv.record() | {"rc": rc}
@@ -209,6 +225,20 @@ def main(argv=None) -> int:
     else:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0 if rec["ok"] else 1
+
+
+def render_ci(rec: dict) -> str:
+    """The fresh-clone CI run as Markdown: its wall and CPU time, how busy the machine was, pytest's line."""
+    m, c = rec["machine"], rec["ci"]
+    return "\n".join([
+        "# CI in a fresh clone", "", line(rec["measured"]), "",
+        f"Produced by `python3 benchmarks/reproduce.py --ci`: a fresh `git clone` of commit {rec['commit']}, then "
+        "`CI=true bash .ci/run` (what CI runs: it builds .venv and runs every test, the slow ones included). Do not "
+        "edit by hand: re-run the script.", "",
+        f"- Machine: {m['cpu']}, {m['cores']} cores; {m['platform']}; Python {m['python']}", "",
+        "| step | wall | CPU time | conditions |", "| --- | --- | --- | --- |",
+        f"| `CI=true bash .ci/run` ({c['pytest']}) | **{c['wall_s'] / 60:.1f} min** | {c['cpu_s']:.0f} s | {busy(c)} |",
+        "", f"Finished: {'yes' if rec['ok'] else 'NO'} (exit {c['rc']}).", ""])  # fmt: skip
 
 
 def busy(m: dict) -> str:
