@@ -120,7 +120,7 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
             can_resolve=lambda: verdicts.reachable(claim, runs, judge, judge.alpha / undecided),
         )  # fmt: skip
         if rows[i]["state"] in ("unreachable", "max_seeds"):
-            rows[i]["why"] = verdicts.futility(claim, runs, r, judge, HolmStep(undecided))
+            rows[i]["why"] = verdicts.futility(claim, runs, r, judge, HolmStep(undecided))[1]
         if i in scoped:  # no scope summary: its universes are not judged
             rows[i].update(_scope_round(claim, scoped[i], judge, holm[i], scope_steps[i]))
     return rows
@@ -140,8 +140,8 @@ def _scope_round(claim, tested: list, judge: Judge, step: HolmStep, scope_step: 
     for k, v in enumerate(s.verdicts):
         if v != "INCONCLUSIVE":
             continue
-        stop = verdicts.futility(claim, s.runs[k], s.results[k], judge, HolmStep())
-        if "max_seeds" in stop:
+        stopped, stop = verdicts.futility(claim, s.runs[k], s.results[k], judge, HolmStep())
+        if stopped:
             why.append(f"{scope.universe_text(s.universes[k])}: {stop}")
         else:
             live.append(k)

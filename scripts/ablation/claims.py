@@ -177,9 +177,9 @@ def _evidence_columns(runs: StudyRuns, claim: Claim, r: Result, step: HolmStep, 
     if r.n < 2:
         evidence = f"{r.n} seed(s): no verdict from fewer than 2 seeds. " + evidence
     if verdict == "INCONCLUSIVE":
-        stop = futility(claim, runs, r, judge, step)
-        evidence += f". No more seeds: {stop}" if "max_seeds" in stop else _what_would_decide(claim, r, step, alpha)
-        evidence += f" ({stop})" if stop and "max_seeds" not in stop else ""
+        stopped, stop = futility(claim, runs, r, judge, step)
+        evidence += f". No more seeds: {stop}" if stopped else _what_would_decide(claim, r, step, alpha)
+        evidence += f" ({stop})" if stop and not stopped else ""
     lo, hi = np.nan, np.nan
     if claim.estimand == "mean" and claim.sequential and cell.n:
         cs_lo, cs_hi = sequential.confidence_sequence(cell.lo[cell.known()], bounds(claim, claim.parts[0]), 1 - judge.confidence)

@@ -362,29 +362,29 @@ def format_level(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def futility(claim: Claim, runs: StudyRuns, result: Result, judge: Judge, step: HolmStep) -> str:
-    """Why no further seeds are spent on an undecided claim (or universe), in one sentence, or '': every
-    seed tied, it has max_seeds, or even the most favourable seeds up to max_seeds could not decide it
-    at its step (the futility rule: it gets no more)."""
+def futility(claim: Claim, runs: StudyRuns, result: Result, judge: Judge, step: HolmStep) -> tuple[bool, str]:
+    """(whether no further seeds are spent on an undecided claim or universe, why in one sentence):
+    it has max_seeds, or even the most favourable seeds up to max_seeds could not decide it at its step
+    (the futility rule: it gets no more); the sentence also says when every seed tied, stopped or not."""
     tie = all_tied(claim, result)
     if runs.design is None or not claim.sequential:
-        return tie
+        return False, tie
     max_seeds = runs.design["max_seeds"]
     if result.n >= max_seeds:
-        return "; ".join(filter(None, [tie, f"it has max_seeds ({max_seeds})"]))
+        return True, "; ".join(filter(None, [tie, f"it has max_seeds ({max_seeds})"]))
     level = judge.alpha / step.factor if np.isfinite(step.factor) and step.factor > 0 else 0.0
     if reachable(claim, runs, judge, level):
-        return tie
+        return False, tie
     more = max_seeds - result.n
-    return "; ".join(filter(None, [tie, f"even {more} more seed(s) per cell, each the most favourable to a verdict, "
+    return True, "; ".join(filter(None, [tie, f"even {more} more seed(s) per cell, each the most favourable to a verdict, "
                                         f"could not decide it within max_seeds ({max_seeds}): it gets no more"]))  # fmt: skip
 
 
 def open_reason(claim: Claim, runs: StudyRuns, result: Result, judge: Judge, step: HolmStep) -> str:
     """Why an undecided claim (or universe) is open, in one sentence: the futility rule's reason, or
     how many further seeds, every one meeting the claim, could decide it."""
-    stop = futility(claim, runs, result, judge, step)
-    if "max_seeds" in stop:
+    stopped, stop = futility(claim, runs, result, judge, step)
+    if stopped:
         return stop
     need = seeds_to_decide(claim, result, step, judge.alpha).get("SUPPORTED")
     more = f"{need} more seed(s) per cell, every one meeting the claim, could decide it" if need else ""
