@@ -74,6 +74,10 @@ _ESTIMATE = ("benchmarks/estimate.py", "scripts/ablation/timing.py", "scripts/ab
 _MAIN_PROCESS = ("workflow", "scripts/ablation/scheduling.py", "scripts/ablation/progress.py", "requirements.txt",
                  "benchmarks/main_process.py", "benchmarks/harness/mainproc.py", "benchmarks/harness/own_cpu.py")  # fmt: skip
 
+# What the slow tests' wall time rests on: the tests and their shared fixtures, and what they run.
+_CI_TIME = ("benchmarks/probes/ci_time.py", "tests/conftest.py", "tests/workflow", "tests/tooling/test_install.py",
+            "tests/tooling/test_bench.py", "scripts/ablation", "workflow")  # fmt: skip
+
 MEASURED: tuple[Measured, ...] = (
     Measured("benchmarks/results.md", "python benchmarks/run.py", _HARNESS),
     Measured("benchmarks/results.json", "python benchmarks/run.py", _HARNESS),
@@ -112,6 +116,8 @@ MEASURED: tuple[Measured, ...] = (
              ("benchmarks/probes/verdicts.py", "scripts/ablation/claims.py", "config/config.yaml")),  # fmt: skip
     Measured("benchmarks/probes/suite_time.md", "python benchmarks/probes/suite_time.py",
              ("benchmarks/probes/suite_time.py", "tests", "scripts/ablation", "workflow")),  # fmt: skip
+    Measured("benchmarks/probes/ci_time.md", "python benchmarks/probes/ci_time.py", _CI_TIME),
+    Measured("benchmarks/probes/ci_time.json", "python benchmarks/probes/ci_time.py", _CI_TIME),
     Measured("benchmarks/gpu.md", "python benchmarks/gpu_check.py",
              ("benchmarks/gpu_check.py", *_PROBE_TRAINING, "workflow")),  # fmt: skip
     Measured("tests/cluster/packing.md", "python tests/cluster/measure_packing.py", _PACKING),
