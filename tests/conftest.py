@@ -8,6 +8,7 @@ are skipped with that reason. The SLURM test also skips itself, saying why, wher
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -55,9 +56,35 @@ def snakemake(workdir: Path, *args, check=True, timeout=900, env=None) -> subpro
     return proc
 
 
+# The smoke study is trained once per session, into one workspace and its run store; every test of
+# the finished smoke run reads it there. A test that changes files (tampers with results, edits a
+# config, runs Snakemake again) works in `smoke_copy`, a file copy of that workspace, not in it, and
+# never trains the smoke study again: only tests of training from scratch do (kill-and-resume, the
+# package installed alone, SLURM).
+
+
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory):
-    """One real Snakemake run of config/smoke.yaml in a temp copy of the project (shared by tests)."""
+    """One real Snakemake run of config/smoke.yaml in a temp copy of the project (shared by tests):
+    (the workspace, Snakemake's CompletedProcess). Read it; copy it (`smoke_copy`) to change it."""
     work = copy_project(tmp_path_factory.mktemp("smoke"))
     proc = snakemake(work, "--cores", "2", "--configfile", "config/smoke.yaml")
     return work, proc
+
+
+@pytest.fixture()
+def smoke_copy(smoke_run, tmp_path) -> Path:
+    """A private copy of the finished smoke run's workspace (its run store, tables, report and
+    .snakemake/ metadata), for a test that changes it: a file copy, no training."""
+    work = tmp_path / "work"
+    shutil.copytree(smoke_run[0], work, symlinks=True)
+    return work
+
+
+@pytest.fixture(scope="session")
+def smoke_report_zip(smoke_run) -> Path:
+    """Snakemake's own report (`--report`) of the finished smoke run, made once for the tests that
+    read it."""
+    work, _ = smoke_run
+    snakemake(work, "--configfile", "config/smoke.yaml", "--report", "reports/snakemake-report.zip")
+    return work / "reports" / "snakemake-report.zip"

@@ -345,10 +345,9 @@ def test_aggregate_refuses_truncated_curves(lesson_runs, name):
         _aggregate(study, runs_dir)
 
 
-def test_snakemake_fails_naming_the_corrupt_file(smoke_run, tmp_path):
+def test_snakemake_fails_naming_the_corrupt_file(smoke_copy):
     """A metrics.csv truncated after training: summarize (re-run for the newer input) fails, naming it."""
-    work = tmp_path / "work"
-    shutil.copytree(smoke_run[0], work, symlinks=True)
+    work = smoke_copy
     run = SMOKE.studies["lesson"].runs()[1]
     rel = f"{store.STORE}/{run.hash}/metrics.csv"
     summary = SMOKE_RESULTS / "lesson/summary.csv"
@@ -366,14 +365,13 @@ def test_snakemake_fails_naming_the_corrupt_file(smoke_run, tmp_path):
 
 
 
-def test_a_run_missing_a_file_is_refused_and_its_folder_deleted_trains_it_again(smoke_run, tmp_path):
+def test_a_run_missing_a_file_is_refused_and_its_folder_deleted_trains_it_again(smoke_copy):
     """metrics.csv alone marks a run complete (the training job's one declared output): a run folder
     that lost its curve.csv is refused by the summary, naming the file and the way out; deleting the
     folder plans that run's training job and no other."""
     from test_incremental import planned_jobs
 
-    work = tmp_path / "work"
-    shutil.copytree(smoke_run[0], work, symlinks=True)
+    work = smoke_copy
     run = SMOKE.studies["lesson"].runs()[1]
     rel = f"{store.STORE}/{run.hash}/curve.csv"
     (work / rel).unlink()

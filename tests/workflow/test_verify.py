@@ -9,7 +9,6 @@
 
 import csv
 import os
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -53,9 +52,8 @@ def _edit_keeping_mtime(path, fn):
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
-def test_tampered_results_are_reported_as_mismatches(smoke_run, tmp_path):
-    work = tmp_path / "work"
-    shutil.copytree(smoke_run[0], work, symlinks=True)
+def test_tampered_results_are_reported_as_mismatches(smoke_copy):
+    work = smoke_copy
     sample = read_verify(work / RESULTS / "verify.csv")
     (study_a, run_a), (study_b, run_b) = list(zip(sample["study"], sample["run_id"]))[:2]
 
