@@ -53,7 +53,8 @@ def run_selection(selection: list[str], workers: str | None, durations: int) -> 
     slowest = [dict(seconds=float(s), phase=p, test=t) for s, p, t in DURATION.findall(done.stdout)]
     return dict(selection=" ".join(selection), workers=workers, wall=round(wall, 1), load_before=round(load_before, 2),
                 load_after=round(os.getloadavg()[0], 2), rc=done.returncode,
-                last=lines[-1].strip("= ") if lines else "(no output)", slowest=slowest)  # fmt: skip
+                last=lines[-1].strip("= ") if lines else "(no output)", slowest=slowest,
+                failed=[ln[len("FAILED "):] for ln in lines if ln.startswith("FAILED ")])  # fmt: skip
 
 
 def render(record: dict) -> str:
@@ -79,7 +80,8 @@ def render(record: dict) -> str:
     ]  # fmt: skip
     for r in rows:
         out += [f"{r['label']} at {r['commit']}, `{r['selection']}`:", ""]
-        out += [f"- {s['seconds']:.1f} s {s['phase']} `{s['test']}`" for s in r["slowest"][:8]] or ["- (none listed)"]
+        out += [f"- {s['seconds']:.1f} s {s['phase']} `{s['test']}`" for s in r["slowest"][:8]] or ["- (not kept)"]
+        out += [f"- failed: `{f}`" for f in r.get("failed", [])]
         out.append("")
     if record.get("notes"):
         out += ["## Notes", "", *record["notes"], ""]
