@@ -1,5 +1,5 @@
 """The tasks: what each one feeds a model, what it asks back and how the answers are scored; the
-order task (does marker A come before marker B?) and the two copy tasks of the length study.
+order task (does marker A come before marker B?) and the copy tasks of the length studies.
 
 A task is a small class derived from ``Task`` and registered under the name the config's ``task``
 setting uses (``@task("order")``). It declares
@@ -36,10 +36,10 @@ the training set and the test set come from three independent child streams of t
 changing n_train leaves the markers and the test set unchanged. Its test set at length n is the
 test set of the same run with seq_len n.
 
-The copy tasks (Kazemnejad et al. 2023, "Copy"):
+The copy tasks (Kazemnejad et al. 2023, "Copy" and "Reverse"):
 
-A sequence of length n is a prompt of n content tokens, a separator, the same n tokens again (the
-answer) and an end-of-sequence token; the model reads it left to right and is scored on the answer
+A sequence of length n is a prompt of n content tokens, a separator, the answer (the same n tokens
+again, or for ``reverse`` the n tokens in reverse order) and an end-of-sequence token; the model reads it left to right and is scored on the answer
 and the end token only. ``repeat_copy`` repeats one token n times, ``copy`` draws every token. To
 end on time the model must count, which is what a positional encoding has to carry to lengths it
 never saw. A run trains on lengths drawn uniformly from 1 to seq_len, its sequences padded to the
@@ -271,6 +271,10 @@ class CopyTask(Task):
         """The content tokens to copy, [len(lengths), max(lengths)] (row i uses its first lengths[i])."""
         raise NotImplementedError
 
+    def answer(self, prompt: np.ndarray) -> np.ndarray:
+        """The tokens the model must write back for ``prompt`` [n]: the prompt itself (a copy)."""
+        return prompt
+
     def sequences(self, rng: np.random.Generator, lengths: np.ndarray, width: int):
         """(inputs, targets) [len(lengths), width] int64 for prompts of ``lengths``, padded to ``width``:
         input i holds token i of prompt, separator, answer, end; target i is token i + 1 where that is
@@ -282,7 +286,7 @@ class CopyTask(Task):
         scored = np.zeros((count, width + 1), dtype=bool)
         prompts = self.prompts(rng, lengths)
         for i, n in enumerate(lengths):
-            tokens[i, :n] = tokens[i, n + 1 : 2 * n + 1] = prompts[i, :n]
+            tokens[i, :n], tokens[i, n + 1 : 2 * n + 1] = prompts[i, :n], self.answer(prompts[i, :n])
             tokens[i, n], tokens[i, 2 * n + 1] = self.SEP, self.EOS
             scored[i, n + 1 : 2 * n + 2] = True
         targets = np.where(scored[:, 1:], tokens[:, 1:], IGNORE)
@@ -321,3 +325,12 @@ class Copy(CopyTask):
 
     def prompts(self, rng, lengths):
         return rng.integers(3, self.vocab_size, size=(len(lengths), max(lengths)))
+
+
+@task("reverse")
+class Reverse(Copy):
+    """n tokens drawn independently, written back in reverse order (Kazemnejad et al. 2023, "Reverse"):
+    answer token i is prompt token n - 1 - i, so the model must find a position counted from the end."""
+
+    def answer(self, prompt):
+        return prompt[::-1]

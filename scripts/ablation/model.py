@@ -8,7 +8,8 @@ nn.TransformerEncoderLayer versions would.
 
 A model variant is a small class registered under the name the config uses:
 
-- POSITIONAL_ENCODINGS (setting ``pos_enc``): how position enters the model;
+- POSITIONAL_ENCODINGS (setting ``pos_enc``): how position enters the model (``position_encoding``
+  builds one for a model and its mask);
 - ATTENTION_MASKS (setting ``attn_mask``): which keys each query may attend to;
 - NORMS (setting ``norm``): where the LayerNorms sit in an encoder block.
 
@@ -58,6 +59,7 @@ class NoPositionalEncoding(nn.Module):
     """No position information: a bidirectional model is then blind to order."""
 
     sees_order = False
+    causal = False  # whether the model attends under the causal mask (``position_encoding`` sets it)
 
     def __init__(self, positions: int, d_model: int, heads: int):
         super().__init__()
@@ -195,6 +197,54 @@ class ALiBi(NoPositionalEncoding):
         if T <= self.table.shape[-1]:
             return self.table[:, :T, :T]
         return self.biases(T, len(self.table)).to(self.table.device)
+
+
+@positional_encoding("t5")
+class T5RelativeBias(NoPositionalEncoding):
+    """T5's relative position bias (Raffel et al. 2020, section 2.1): a learned scalar per head and per
+    bucket of the distance between query s and key t, added to the attention logits; one table serves
+    every layer, as in T5. Short distances get a bucket each, longer ones share log-spaced buckets up
+    to ``max_distance``, and every distance past it shares the last. Bidirectional (an encoder's): half
+    the buckets for keys behind the query, half for keys ahead; causal (``causal``, set by the model
+    under the causal mask): every bucket for keys behind, as T5's decoder. Initialised N(0, d_model^-0.5)
+    as Hugging Face's T5."""
+
+    sees_order = True
+    num_buckets, max_distance = 32, 128
+
+    def __init__(self, positions: int, d_model: int, heads: int):
+        super().__init__(positions, d_model, heads)
+        self.relative_attention_bias = nn.Embedding(self.num_buckets, heads)  # weight [buckets, H]
+        nn.init.normal_(self.relative_attention_bias.weight, std=d_model**-0.5)
+
+    @classmethod
+    def buckets(cls, T: int, causal: bool) -> torch.Tensor:
+        """[T, T] int64: the bucket of query s (row) and key t (column), from t - s as in T5."""
+        pos = torch.arange(T)
+        relative = pos.unsqueeze(0) - pos.unsqueeze(1)  # [T, T]: t - s, negative for keys behind
+        n = cls.num_buckets
+        if causal:  # keys ahead are masked: they share bucket 0 with the query's own position
+            offset, distance = torch.zeros_like(relative), (-relative).clamp(min=0)
+        else:
+            n //= 2
+            offset, distance = (relative > 0).long() * n, relative.abs()
+        exact = n // 2
+        log_ratio = torch.log(distance.clamp(min=1).double() / exact) / math.log(cls.max_distance / exact)
+        far = (exact + (log_ratio * (n - exact)).long()).clamp(max=n - 1)
+        return offset + torch.where(distance < exact, distance, far)
+
+    def bias(self, T: int) -> torch.Tensor:  # [H, T, T]
+        index = self.buckets(T, self.causal).to(self.relative_attention_bias.weight.device)
+        return self.relative_attention_bias(index).permute(2, 0, 1)  # [T, T, H] -> [H, T, T]
+
+
+def position_encoding(name: str, positions: int, d_model: int, heads: int, mask) -> nn.Module:
+    """The positional encoding ``name`` for ``positions`` positions, told whether the model's attention
+    ``mask`` is causal (an encoding that reads direction, as T5's buckets, then spends nothing on keys
+    ahead)."""
+    encoding = lookup(POSITIONAL_ENCODINGS, name, "pos_enc")(positions, d_model, heads)
+    encoding.causal = isinstance(mask, Causal)
+    return encoding
 
 
 # --- attention masks ---------------------------------------------------------------------------
@@ -363,8 +413,8 @@ class TinyAttnClassifier(nn.Module):
         attn_mask: str = "bidirectional", dropout: float = 0.0,
     ):  # fmt: skip
         super().__init__()
-        self.pos_enc = lookup(POSITIONAL_ENCODINGS, pos_enc, "pos_enc")(seq_len, d_model, heads)
         self.mask = lookup(ATTENTION_MASKS, attn_mask, "attn_mask")()
+        self.pos_enc = position_encoding(pos_enc, seq_len, d_model, heads, self.mask)
         self.blocks = nn.ModuleList([MultiHeadSelfAttention(d_model, heads, dropout)])
         self.head = _mlp_head(d_model, head_hidden)
 
@@ -382,8 +432,8 @@ class OrderClassifier(nn.Module):
         pos_enc: str, attn_mask: str = "bidirectional", dropout: float = 0.0,
     ):  # fmt: skip
         super().__init__()
-        self.pos_enc = lookup(POSITIONAL_ENCODINGS, pos_enc, "pos_enc")(seq_len, d_model, heads)
         self.mask = lookup(ATTENTION_MASKS, attn_mask, "attn_mask")()
+        self.pos_enc = position_encoding(pos_enc, seq_len, d_model, heads, self.mask)
         self.blocks = nn.ModuleList(EncoderBlock(d_model, heads, ff, norm, dropout) for _ in range(depth))
         self.final_norm = nn.LayerNorm(d_model) if lookup(NORMS, norm, "norm").final_norm else None
         self.head = _mlp_head(d_model, head_hidden)
@@ -411,8 +461,8 @@ class CausalDecoder(nn.Module):
     ):  # fmt: skip
         super().__init__()
         self.embed = nn.Embedding(vocab, d_model)
-        self.pos_enc = lookup(POSITIONAL_ENCODINGS, pos_enc, "pos_enc")(positions, d_model, heads)
         self.mask = lookup(ATTENTION_MASKS, attn_mask, "attn_mask")()
+        self.pos_enc = position_encoding(pos_enc, positions, d_model, heads, self.mask)
         self.blocks = nn.ModuleList(EncoderBlock(d_model, heads, ff, norm, dropout) for _ in range(depth))
         self.final_norm = nn.LayerNorm(d_model) if lookup(NORMS, norm, "norm").final_norm else None
         self.lm_head = nn.Linear(d_model, vocab)

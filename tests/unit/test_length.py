@@ -30,20 +30,32 @@ def read_csv(path):
 # --- the copy tasks ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["repeat_copy", "copy"])
+@pytest.mark.parametrize("name", ["repeat_copy", "copy", "reverse"])
 def test_a_copy_sequence_is_prompt_separator_answer_end_and_only_answer_and_end_are_scored(name):
     s = Settings(**TINY | {"task": name})
     task = task_of(s)
     X, y = task.test_set(s, 5)
     assert X.shape == y.shape == (s.n_test, task.positions(5)) == (12, 11) and X.dtype == y.dtype == torch.int64
     prompt, answer = X[:, :5], X[:, 6:]
-    assert (X[:, 5] == task.SEP).all() and torch.equal(prompt, answer) and (prompt >= 3).all()
+    expected = prompt.flip(1) if name == "reverse" else prompt
+    assert (X[:, 5] == task.SEP).all() and torch.equal(answer, expected) and (prompt >= 3).all()
     assert (y[:, :5] == IGNORE).all()  # the prompt is read, not scored
-    assert torch.equal(y[:, 5:10], prompt) and (y[:, 10] == task.EOS).all()  # the answer, then the end token
+    assert torch.equal(y[:, 5:10], expected) and (y[:, 10] == task.EOS).all()  # the answer, then the end token
     if name == "repeat_copy":
         assert (prompt == prompt[:, :1]).all()
     else:
         assert (prompt != prompt[:, :1]).any()
+
+
+def test_reverse_asks_back_the_prompts_of_copy_in_reverse_order():
+    """The two tasks draw the same prompts from a data seed: they differ only in the answer."""
+    copy, reverse = (Settings(**TINY | {"task": name, "n_train": 60}) for name in ("copy", "reverse"))
+    d_copy, d_reverse = data.make_data(copy), data.make_data(reverse)
+    lengths = (d_copy.y_train != IGNORE).sum(dim=1) - 1
+    for row, n in enumerate(lengths.tolist()):
+        prompt = d_copy.X_train[row, :n]
+        assert torch.equal(d_reverse.X_train[row, :n], prompt)
+        assert torch.equal(d_reverse.y_train[row, n : 2 * n], prompt.flip(0))
 
 
 def test_a_copy_task_trains_on_every_length_up_to_seq_len_padded_to_the_longest():
@@ -75,7 +87,8 @@ def test_the_order_tasks_test_set_at_any_length_is_that_of_the_run_with_that_seq
 
 def test_tasks_declare_what_they_feed_and_ask_back_and_a_class_without_the_interface_is_refused():
     assert {name: (t.inputs, t.outputs, t.min_length) for name, t in TASKS.items()} == {
-        "order": ("vectors", "label", 2), "repeat_copy": ("tokens", "sequence", 1), "copy": ("tokens", "sequence", 1)}
+        "order": ("vectors", "label", 2), "repeat_copy": ("tokens", "sequence", 1), "copy": ("tokens", "sequence", 1),
+        "reverse": ("tokens", "sequence", 1)}
     assert list(TASKS["order"].metrics) == ["accuracy"] and list(TASKS["copy"].metrics)[0] == "exact_match"
     with pytest.raises(TypeError, match="task 'bare': Bare must derive from ablation.data.Task"):
         data.task("bare")(type("Bare", (), {}))
@@ -102,6 +115,48 @@ def test_a_fixed_table_past_its_rows_is_computed_and_its_prefix_is_the_stored_ta
         assert torch.equal(short.bias(10), long.bias(10)) and torch.equal(short.bias(10)[:, :6, :6], short.table)
     if pos_enc == "sinusoidal":
         assert torch.equal(short(x)[:, :6], x[:, :6] + short.pe)
+
+
+# T5's buckets (Raffel et al. 2020; Hugging Face's _relative_position_bucket with 32 buckets, max_distance
+# 128): exact below half the buckets of a direction, then exact + floor(log(d / exact) / log(128 / exact)
+# * (buckets - exact)), capped at the direction's last bucket. Worked by hand: causal, exact = 16:
+# d = 20 -> 16 + floor(1.716) = 17; d = 127 -> 16 + floor(15.94) = 31; d = 500 -> 31 (the cap).
+# Bidirectional, 16 a direction, exact = 8: d = 12 -> 8 + floor(log 1.5 / log 16 * 8 = 1.17) = 9;
+# keys ahead add 16.
+T5_CAUSAL = {0: 0, 1: 1, 15: 15, 16: 16, 20: 17, 127: 31, 500: 31}
+T5_BIDIRECTIONAL_BEHIND = {0: 0, 7: 7, 8: 8, 12: 9, 500: 15}
+T5_BIDIRECTIONAL_AHEAD = {1: 17, 7: 23, 12: 25, 500: 31}
+
+
+def test_t5_buckets_are_exact_for_short_distances_log_spaced_beyond_and_capped():
+    T5 = POSITIONAL_ENCODINGS["t5"]
+    causal, both = T5.buckets(501, causal=True), T5.buckets(501, causal=False)
+    assert {d: int(causal[500, 500 - d]) for d in T5_CAUSAL} == T5_CAUSAL  # query 500, key d behind
+    assert (causal.triu(1) == 0).all()  # keys ahead (masked in a decoder) share bucket 0 with the query's own
+    assert {d: int(both[500, 500 - d]) for d in T5_BIDIRECTIONAL_BEHIND} == T5_BIDIRECTIONAL_BEHIND
+    assert {d: int(both[0, d]) for d in T5_BIDIRECTIONAL_AHEAD} == T5_BIDIRECTIONAL_AHEAD
+    behind = causal[500, :501].flip(0)  # bucket by distance 0..500
+    assert (behind[1:] >= behind[:-1]).all() and int(behind.max()) == 31  # never decreasing, every bucket used
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_t5s_bias_depends_on_the_distance_only_and_is_learned_per_head(causal):
+    torch.manual_seed(0)
+    t5 = POSITIONAL_ENCODINGS["t5"](6, 8, 2)
+    t5.causal = causal
+    bias = t5.bias(9)  # [H, T, T], past the 6 positions it was built for
+    assert bias.shape == (2, 9, 9)
+    assert torch.equal(bias[:, 1:, 1:], bias[:, :-1, :-1])  # shifting query and key together changes nothing
+    assert not torch.equal(bias[0], bias[1])  # a table per head
+    assert [name for name, _ in t5.named_parameters()] == ["relative_attention_bias.weight"]
+    if not causal:
+        assert not torch.equal(bias[:, 0, 1], bias[:, 1, 0])  # one step ahead is not one step behind
+
+
+def test_the_model_tells_t5s_bias_whether_it_attends_under_the_causal_mask():
+    decoder = build_model(Settings(**TINY | {"pos_enc": "t5"}))
+    encoder = build_model(Settings(arch="encoder", pos_enc="t5", seq_len=6, d_model=8, heads=2))
+    assert decoder.pos_enc.causal and not encoder.pos_enc.causal
 
 
 def test_a_learned_table_gives_positions_past_its_rows_no_position_vector():
