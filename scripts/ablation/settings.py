@@ -46,7 +46,7 @@ def choices(name: str) -> tuple | None:
 # Settings that runs trained before them lack: at their defaults they are left out of a run's
 # settings (its hash, settings.json and metrics.csv), so those runs keep their hashes and files.
 # plugin_code is not a config setting: the config's validation sets it (ablation.plugins).
-LEFT_OUT_AT_DEFAULT = ("task", "task_settings", "positions", "plugin_code")
+LEFT_OUT_AT_DEFAULT = ("task", "task_settings", "positions", "plugin_code", "batch_size")
 
 
 def _make_class():

@@ -1,4 +1,5 @@
-"""One training run: full-batch Adam on the run's task (the order task by default), then its test set.
+"""One training run: Adam on the run's task (the order task by default), full-batch unless the run sets
+``batch_size``, then its test set.
 
     python -m ablation.train --settings '{"seed": 0, "heads": 4}' --outdir results/x/run \
         [--threads 1] [--study NAME] [--run-id ID]
@@ -220,19 +221,31 @@ def train_run(settings: Settings, threads: int = 1, data: TaskData | None = None
     losses, corrects, grad_norms, lrs = [], [], [], []
     init_grads: list = []
     status, checked = "ok", 0
+    # the order of the training set in each epoch: its own stream, so model and data draws stay as they are
+    shuffle = torch.Generator().manual_seed(s.seed) if s.batch_size else None
     for epoch in range(s.epochs):
         lr = s.lr * min(1.0, (epoch + 1) / s.warmup) if s.warmup else s.lr  # linear warm-up
-        out = model(X)
-        loss, correct = loss_and_correct(task.outputs, out, y)
-        opt.zero_grad()
-        loss.backward()
-        grad_norm = _norm([p.grad for p in params])
-        if epoch == 0:
-            init_grads = [
-                {"layer": i, "grad_norm": _norm([p.grad for p in block.parameters()]).item()}
-                for i, block in enumerate(blocks)
-            ]
-        losses.append(loss.detach())
+        if shuffle is None:  # one full-batch step
+            batches = [slice(None)]
+        else:
+            batches = torch.randperm(len(y), generator=shuffle).to(device).split(s.batch_size)
+        epoch_loss, correct = 0.0, 0
+        for step, rows in enumerate(batches):
+            out = model(X[rows])
+            loss, right = loss_and_correct(task.outputs, out, y[rows])
+            opt.zero_grad()
+            loss.backward()
+            if epoch == 0 and step == 0:
+                init_grads = [
+                    {"layer": i, "grad_norm": _norm([p.grad for p in block.parameters()]).item()}
+                    for i, block in enumerate(blocks)
+                ]
+            epoch_loss = epoch_loss + loss.detach() * (out.shape[0] / len(y))  # mean over the epoch's sequences
+            correct = correct + right
+            if step + 1 < len(batches):
+                opt.step(lr)
+        grad_norm = _norm([p.grad for p in params])  # at the epoch's last step
+        losses.append(epoch_loss)
         corrects.append(correct)
         grad_norms.append(grad_norm)
         lrs.append(lr)

@@ -43,9 +43,12 @@ def test_training_lowers_the_loss_and_records_every_epoch():
     assert r.train_seconds > 0 and r.device_used == "cpu"
 
 
-def test_the_lesson_task_is_learned_with_positional_encoding():
-    r = train.train_run(Settings(arch="attention_only", seed=0, epochs=150))
-    assert r.final_train_acc >= 0.95 and r.test_acc >= 0.9
+@pytest.mark.parametrize("pos_enc", ["sinusoidal", "t5"])
+def test_the_lesson_task_is_learned_with_positional_encoding(pos_enc):
+    """The lesson's attention-only model: with sinusoidal encoding on the input, or with T5's relative bias
+    alone (bidirectional buckets tell a key ahead from one behind), it learns which marker comes first."""
+    r = train.train_run(Settings(arch="attention_only", pos_enc=pos_enc, seed=0, epochs=150))
+    assert r.final_train_acc >= 0.95 and r.test_acc >= 0.9 and r.twin_pairs_differ > 0
 
 
 def test_without_positional_encoding_a_trained_model_scores_exactly_half(monkeypatch):
@@ -107,6 +110,19 @@ def test_rerun_is_bit_identical_and_the_seed_matters():
     assert [row["train_loss"] for row in a.curve] == [row["train_loss"] for row in b.curve]
     c = train.train_run(dataclasses.replace(s, seed=5, data_seed=4))  # same data, other initialisation
     assert c.params_sha256 != a.params_sha256
+
+
+def test_minibatches_take_several_steps_an_epoch_in_an_order_drawn_from_the_seed():
+    """batch_size 32 of 96 sequences: three Adam steps an epoch, one curve row an epoch over all 96; the
+    same run again gives the same bytes, and a full batch (null) is another run."""
+    s = Settings(seed=2, **FAST, batch_size=32)
+    a, b = train.train_run(s), train.train_run(s)
+    full = train.train_run(dataclasses.replace(s, batch_size=None))
+    assert a.params_sha256 == b.params_sha256 != full.params_sha256
+    assert len(a.curve) == s.epochs and all(0 <= row["train_acc"] <= 1 for row in a.curve)
+    one_batch = train.train_run(dataclasses.replace(s, batch_size=96))  # one batch of all: full-batch, reordered
+    assert abs(one_batch.curve[0]["train_loss"] - full.curve[0]["train_loss"]) < 1e-6
+    assert "batch_size" not in Settings(**FAST).as_dict() and s.as_dict()["batch_size"] == 32  # in the hash when set
 
 
 def _assert_diverged_run_writes_everything(r, tmp_path):
