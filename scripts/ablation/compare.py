@@ -217,8 +217,8 @@ def lines(result: dict) -> list[str]:
 
 
 def write_reference(results: Path, out: Path, studies: list[str] | None = None) -> list[Path]:
-    """The trimmed copy of ``results`` in ``out``/<study>/: summary.csv (SUMMARY_KEEP), claims.csv
-    and environment.json (the machine and software of the runs)."""
+    """The trimmed copy of ``results`` in ``out``/<study>/: summary.csv (SUMMARY_KEEP), claims.csv,
+    environment.json (the machine and software of the runs) and, beside a published result, published.csv."""
     results, out = Path(results), Path(out)
     names = studies or studies_of(results)
     if not names:
@@ -234,6 +234,10 @@ def write_reference(results: Path, out: Path, studies: list[str] | None = None) 
         io.write_dataframe(dest / "claims.csv", claims)
         io.write_json(dest / "environment.json", env)
         written += [dest / "summary.csv", dest / "claims.csv", dest / "environment.json"]
+        table = results / study / "tables" / "published.csv"  # beside a published result: the README counts it
+        if table.is_file() and len(pd.read_csv(table)):
+            io.write_dataframe(dest / "published.csv", pd.read_csv(table, dtype={"level": str}))
+            written.append(dest / "published.csv")
     return written
 
 

@@ -24,12 +24,11 @@ from pathlib import Path
 
 import yaml
 
-from . import data, kinds, plugins
+from . import data, kinds, plugins, settings
 from .outputs import RUN_METRICS
-from . import settings
 from .architectures import check_study
-from .validation import describe_type, error_line, error_line_at, error_rank, location, one_line, short_repr
-from .validation import lengths_text, strict_validator
+from .validation import describe_type, error_line, error_line_at, error_rank, lengths_text, location, one_line
+from .validation import short_repr, strict_validator
 
 
 class ConfigError(ValueError):
@@ -40,13 +39,15 @@ class ConfigError(ValueError):
 
 
 class _SafeUniqueLoader(yaml.SafeLoader):
-    """PyYAML's safe loader (no Python tags), refusing a key given twice in one mapping."""
+    """PyYAML's safe loader (no Python tags), refusing a key given twice in one mapping; a key that
+    overrides one merged in by ``<<`` is YAML's way of sharing a block, not a duplicate."""
 
 
 def _construct_unique_mapping(loader, node):  # PyYAML calls it without `deep`
-    loader.flatten_mapping(node)
     seen = set()
     for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
         key = loader.construct_object(key_node)
         try:
             duplicate = key in seen
@@ -57,6 +58,7 @@ def _construct_unique_mapping(loader, node):  # PyYAML calls it without `deep`
                 None, None, f"duplicate key {key!r} (the later value would silently win)", key_node.start_mark
             )
         seen.add(key)
+    loader.flatten_mapping(node)
     return loader.construct_mapping(node)
 
 
@@ -99,9 +101,7 @@ def load_yaml(path) -> dict:
 
 def format_value(value) -> str:
     """How a factor value appears in a run id (and a folder name)."""
-    if isinstance(value, (bool, dict)) or value is None:
-        return json.dumps(value, sort_keys=True)
-    return str(value)
+    return json.dumps(value, sort_keys=True) if isinstance(value, (bool, dict)) or value is None else str(value)
 
 
 @dataclass(frozen=True)
@@ -342,19 +342,20 @@ def _validate(raw: dict) -> Config:
 
 
 def _check_published(study: str, published: dict | None, factors: dict, base: dict, eval_lengths: list) -> None:
-    """A published result names a factor of the study, levels of it, a metric its tasks declare and
-    lengths the study evaluates."""
+    """A published result names a factor of the study, levels of it, a task of the study (if any), a
+    metric its tasks declare and lengths the study evaluates."""
     if not published:
         return
-    where = f"study {study!r}: published."
-    factor = published["factor"]
+    where, factor, tasks = f"study {study!r}: published.", published["factor"], factors.get("task", [base["task"]])
     if factor not in factors:
         raise ConfigError(f"{where}factor: {factor!r} is not a factor of the study (its factors: {', '.join(factors) or 'none'})")
     for level in published["values"]:
         if not any(format_value(v) == level for v in factors[factor]):
-            levels = ", ".join(format_value(v) for v in factors[factor])
-            raise ConfigError(f"{where}values: {level!r} is not a level of {factor} ({levels})")
-    tasks = factors.get("task", [base["task"]])
+            raise ConfigError(f"{where}values: {level!r} is not a level of {factor} ({', '.join(map(format_value, factors[factor]))})")
+    if published.get("task"):
+        if published["task"] not in tasks:
+            raise ConfigError(f"{where}task: {published['task']!r} is not a task of the study (its tasks: {', '.join(tasks)})")
+        tasks = [published["task"]]
     for name in tasks:
         if published["metric"] not in data.TASKS[name].metrics:
             raise ConfigError(f"{where}metric: {published['metric']!r} is not a metric of task {name} "
@@ -587,12 +588,10 @@ def main(argv=None) -> int:
     for path in paths:
         try:
             cfg = load(path)
+            print(f"{path}: ok ({len(cfg.studies)} studies, {sum(st.n_runs() for st in cfg.studies.values())} runs)")
         except ConfigError as exc:
             print(f"config error: {exc}", file=sys.stderr)
             status = 1
-            continue
-        runs = sum(study.n_runs() for study in cfg.studies.values())
-        print(f"{path}: ok ({len(cfg.studies)} studies, {runs} runs)")
     return status
 
 

@@ -131,6 +131,14 @@ TABLES = (
         "Evaluations by test length", by_level=False,
     ),
     Output(
+        "published", "tables/published.csv",
+        "The study beside a published result (its `published` block; no rows without one): per level of the block's "
+        "factor, the mean over seeds here of the block's metric at its lengths (each seed's runs of the level averaged "
+        "over those lengths first), the seeds' lowest and highest value and how many seeds, the published number, and "
+        "both ranks (1 = highest) among the published levels.",
+        "Against the published results", by_level=False,
+    ),
+    Output(
         "claims", "tables/claims.csv",
         "The study's claims (from the config), each with its verdict (SUPPORTED, CONTRADICTED or INCONCLUSIVE), "
         "what the seeds show in words (how many met the claim's per-seed condition, the test and its p), the share "
@@ -233,11 +241,22 @@ GLOSSARY = {
     "outputs are not finite.",
     "total": "Test sequences (or answer tokens) scored: the metric's resolution is one in total.",
     "trained": "Whether the run trained at that length (a copy task trains at 1 to seq_len, the order task at seq_len).",
+    # against a published result (tables/published.csv)
+    "level": "A level of the published block's factor.",
+    "here_mean": "Mean over seeds here of the block's metric at its lengths (each seed's runs averaged over them first).",
+    "here_seed_min": "The lowest seed's value here (the seed range's lower end).",
+    "here_seed_max": "The highest seed's value here.",
+    "here_seeds": "Seeds with a run of that level here.",
+    "published": "The published number (empty: not published).",
+    "here_rank": "Rank of here_mean among the published levels (1 = highest; ties share the lower rank).",
+    "published_rank": "Rank of the published number (1 = highest).",
     # learning curves and initial gradient norms (curves.csv, init_grads.csv)
-    "epoch": "The training step (full-batch: one step per epoch); in curves.csv, lr is the learning rate at it.",
-    "train_loss": "Training loss at that epoch.",
+    "epoch": "A pass over the training set (full-batch: one step; with batch_size, one step per batch); in curves.csv, "
+    "lr is the learning rate in it.",
+    "train_loss": "Training loss at that epoch (with batch_size: the mean over its batches).",
     "train_acc": "Training accuracy at that epoch (0-1), as final_train_acc.",
-    "grad_norm": "Gradient norm: of all parameters at that epoch (curves.csv), of one layer at step 0 (init_grads.csv).",
+    "grad_norm": "Gradient norm: of all parameters at the epoch's last step (curves.csv), of one layer at step 0 "
+    "(init_grads.csv).",
     "layer": "Layer index, 0 next to the input.",
     # cells
     "n": "How many units the row rests on: runs in cells and stability, seeds in claims and marginal means.",

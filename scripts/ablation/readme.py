@@ -39,7 +39,7 @@ import pandas as pd
 
 from . import REPO_DIR
 from . import config as ablation_config
-from . import design
+from . import design, published
 from . import plan as ablation_plan
 
 README = "README.md"
@@ -118,7 +118,27 @@ def findings(reference: Path, cfg=None) -> str:
     tally = ", ".join(f"{k} {verdicts[k]}" for k in [*known, *sorted(set(verdicts) - set(known))] if k in verdicts)
     scoped = "; scope: " + ", ".join(f"{k} {v}" for k, v in scopes.items()) if scopes else ""
     head = ["| study | claim | verdict | scope | what the seeds show |", "| --- | --- | --- | --- | --- |"]
-    return "\n".join([*head, *rows, "", f"{len(rows)} claims: {tally}{scoped} (`{Path(reference).name}/*/claims.csv`)."])
+    lines = [*head, *rows, "", f"{len(rows)} claims: {tally}{scoped} (`{Path(reference).name}/*/claims.csv`)."]
+    return "\n".join([*lines, *rankings(reference, cfg)])
+
+
+def rankings(reference: Path, cfg=None) -> list[str]:
+    """How many published rankings the reference reproduces, a line per study with a published table
+    (``reference/<study>/published.csv``); nothing when none has one."""
+    found = {}
+    for name in study_order(reference, cfg):
+        path = Path(reference) / name / "published.csv"
+        if path.is_file() and len(tab := pd.read_csv(path, dtype={"level": str})):
+            found[name] = published.ranking(tab)
+    if not found:
+        return []
+    done = sum(r["reproduced"] for r in found.values())
+    lines = ["", f"Published rankings reproduced: **{done} of {len(found)}** (Kazemnejad et al. 2023; a ranking is "
+             f"reproduced when our means order every pair of encodings the paper separates by {published.SEPARATED:g} "
+             f"or more the same way; `{Path(reference).name}/*/published.csv`):", ""]  # fmt: skip
+    for name, r in found.items():
+        lines.append(f"- `{name}`: published {r['published']}; here {r['here']}: {published.words(r)}.")
+    return lines
 
 
 # ---------------------------------------------------------------- runs: the config and the plan

@@ -22,6 +22,7 @@ import json
 import math
 import platform
 import sys
+import tempfile
 from importlib import metadata
 from pathlib import Path
 
@@ -29,7 +30,7 @@ import jinja2
 import pandas as pd
 import yaml
 
-from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs, selection
+from . import PACKAGE_DIR, REPO_DIR, compare, git_state, io, outputs, published, selection
 from . import plan as ablation_plan
 from . import store as run_store
 from .outputs import ROBUST
@@ -345,31 +346,34 @@ def where_it_holds(results: Path, records: list[dict], specs: dict) -> list[dict
     return out
 
 
-def against_published(results: Path, studies: list[str], cfg) -> list[dict]:
-    """Per study with a ``published`` block: per level of its factor, the mean over seeds and the seed
-    range of the metric averaged over the block's lengths (each seed's runs of the level averaged first),
-    beside the published number; its source, protocol and note in words."""
-    out = []
+def against_published(results: Path, studies: list[str], cfg) -> dict:
+    """The studies with a ``published`` block, from their tables/published.csv: per study each level's
+    mean over seeds and seed range beside the published number, the two orders and whether ours
+    reproduces the paper's (ablation.published); the figure of all of them side by side; how many
+    rankings are reproduced."""
+    sections, tables = [], {}
     for name in studies:
-        pub = cfg.raw["studies"][name].get("published")
-        path = results / name / outputs.table("evaluations").file
+        pub, path = cfg.raw["studies"][name].get("published"), results / name / outputs.table("published").file
         if not pub or not path.is_file():
             continue
-        factor, (lo, hi) = pub["factor"], pub["lengths"]
-        ev = pd.read_csv(path, dtype={factor: str, "run_id": str})
-        length = pd.to_numeric(ev["length"], errors="coerce")
-        ev = ev[(ev["metric"] == pub["metric"]) & (length >= lo) & (length <= hi)]
-        per_seed = ev.groupby([factor, "seed", "run_id"])["value"].mean().groupby([factor, "seed"]).mean()
-        rows = []
-        for level in (format_value(v) for v in cfg.study(name).factors[factor]):
-            seeds = per_seed[level] if level in per_seed.index.get_level_values(0) else pd.Series(dtype=float)
-            ours = (f"{seeds.mean():.2f} (seeds {seeds.min():.2f} to {seeds.max():.2f}, n = {len(seeds)})"
-                    if len(seeds) else EMPTY)  # fmt: skip
-            theirs = pub["values"].get(level)
-            rows.append({"level": level, "ours": ours, "published": "not published" if theirs is None else f"{theirs:.2f}"})
-        out.append({"study": name, "factor": factor, "metric": pub["metric"], "lengths": f"{lo} to {hi}", "rows": rows,
-                    "source": pub["source"], "protocol": pub["protocol"], "note": pub.get("note", "")})  # fmt: skip
-    return out
+        tab = tables[name] = pd.read_csv(path, dtype={"level": str})
+        result = published.ranking(tab)
+        rows = [{"level": r.level, "ours": f"{r.here_mean:.2f} (seeds {r.here_seed_min:.2f} to {r.here_seed_max:.2f}, "
+                 f"n = {r.here_seeds})", "published": "not published" if _isnan(r.published) else f"{r.published:.2f}"}
+                for r in tab.itertuples()]  # fmt: skip
+        sections.append({"study": name, "task": cfg.study(name).fixed.get("task", ""), "factor": pub["factor"],
+                         "metric": pub["metric"], "lengths": "{} to {}".format(*pub["lengths"]), "rows": rows,
+                         "ranking": published.words(result), "reproduced": result["reproduced"],
+                         "here_order": result["here"], "published_order": result["published"],
+                         "source": pub["source"], "protocol": pub["protocol"], "note": pub.get("note", "")})  # fmt: skip
+    figure = None
+    if tables:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "against_published.png"
+            published.figure(tables, sections[0]["metric"], path)
+            figure = _img(path)
+    reproduced = sum(s["reproduced"] for s in sections)
+    return {"sections": sections, "figure": figure, "reproduced": reproduced, "separated": published.SEPARATED}
 
 
 def run_counts(results: Path, studies: list[str], cfg) -> dict:

@@ -71,6 +71,26 @@ rule analyze:
         " --summary {input.summary:q} --outdir {params.outdir:q} > {log:q} 2>&1"
 
 
+# A study beside its published result (the config's `published` block): the levels' means over seeds
+# at the block's lengths, beside the published numbers (no rows for a study without a block).
+rule published_table:
+    input:
+        evaluations=f"{RESULTS}/{{study}}/evaluations.csv",
+    output:
+        study_output("published", "Tables"),
+    log:
+        f"{RESULTS}/{{study}}/logs/published_table.log",
+    benchmark:
+        f"{RESULTS}/{{study}}/benchmarks/published_table.tsv"
+    conda:
+        "../../environment.yml"
+    params:
+        study=published_json,
+    shell:
+        "python -m ablation.published table --study-json {params.study:q}"
+        " --evaluations {input.evaluations:q} --out {output:q} > {log:q} 2>&1"
+
+
 # A study's claims are one error family by default (stats.family: study), so its verdicts read its own
 # results only; with stats.family: config every claim of the config is one, so each study's verdicts
 # read every study's results (claims_studies), and `make plan` says so.

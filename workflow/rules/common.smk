@@ -205,6 +205,13 @@ def study_json(wildcards):
     return run_store.study_json(STUDIES[wildcards.study])
 
 
+def published_json(wildcards):
+    """A study's published block (null: none) and the levels of its factor, in the study's order."""
+    block = CFG.raw["studies"][wildcards.study].get("published")
+    levels = STUDIES[wildcards.study].factors[block["factor"]] if block else []
+    return json.dumps({"published": block, "levels": levels}, sort_keys=True)
+
+
 def analysis_json(wildcards):
     """What the statistics of a study depend on beyond its summary: factors, stats settings."""
     study = STUDIES[wildcards.study]
