@@ -116,6 +116,14 @@ MEASURED: tuple[Measured, ...] = (
              ("benchmarks/probes/decoder_cost.py", "scripts/ablation/settings.py", *_PROBE_TRAINING)),  # fmt: skip
     Measured("benchmarks/probes/length_pilot.md", "python benchmarks/probes/length_pilot.py --seeds 0 1 2",
              ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
+    Measured("benchmarks/probes/task_pilot.md",
+             "python benchmarks/probes/length_pilot.py --study length_reverse length_copy length --seeds 0 1 --jobs 2 "
+             "--out benchmarks/probes/task_pilot.md",
+             ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
+    Measured("benchmarks/probes/published_values.md", "python benchmarks/probes/published_values.py RESULTS_JSONL",
+             ("benchmarks/probes/published_values.py",)),
+    Measured("benchmarks/probes/published_values.json", "python benchmarks/probes/published_values.py RESULTS_JSONL",
+             ("benchmarks/probes/published_values.py",)),
     Measured("benchmarks/probes/verdicts.md", "python benchmarks/probes/verdicts.py",
              ("benchmarks/probes/verdicts.py", "scripts/ablation/claims.py", "config/config.yaml")),  # fmt: skip
     Measured("benchmarks/probes/edges.md", "python benchmarks/probes/edges.py --before REV --results RESULTS --rounds",

@@ -2,22 +2,24 @@
 """Does the length study's design learn its trained lengths with every positional encoding, what does
 each encoding score beyond them, and what does a run cost?
 
-    python benchmarks/probes/length_pilot.py [--seeds 0 1 2] [--study length] [--config config/config.yaml]
-        [--set ff=128 ...] [--out benchmarks/probes/length_pilot.md]
+    python benchmarks/probes/length_pilot.py [--seeds 0 1 2] [--study length ...] [--jobs 1]
+        [--config config/config.yaml] [--set ff=128 ...] [--out benchmarks/probes/length_pilot.md]
 
-Trains the runs of a study of the config (default: the length study of config/config.yaml) for the
-given seeds, one after another in this process on one thread, each exactly as its training job would
-(ablation.train), then evaluates it as the evaluate stage does (ablation.evaluate, from the weights
-the run wrote) at the study's test lengths. ``--set name=value`` overrides a fixed setting of the
+Trains the runs of one or more studies of the config (default: the length study of
+config/config.yaml) for the given seeds, each on one thread exactly as its training job would
+(ablation.train), ``--jobs`` of them side by side, then evaluates each as the evaluate stage does
+(ablation.evaluate, from the weights the run wrote) at its study's test lengths. ``--set name=value`` overrides a fixed setting of the
 study (a JSON value), to try a variant of the design. Writes a Markdown table: per encoding and
 seed, the main metric's mean over the trained lengths, its lowest trained length, its mean over
-the untrained ones, and the training seconds; then per encoding the means over seeds.
+the untrained ones, and the training seconds; then per encoding the means over seeds; a section per study.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
+import multiprocessing
 import os
 import platform
 import sys
@@ -84,42 +86,38 @@ def summary(rows: list[dict]) -> list[str]:
     return lines
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--config", type=Path, default=REPO / "config" / "config.yaml")
-    ap.add_argument("--study", default="length")
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    ap.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE", help="override a fixed setting (JSON value)")
-    ap.add_argument("--out", type=Path, default=Path(__file__).with_suffix(".md"))
-    args = ap.parse_args(argv)
-    raw = C.load_yaml(args.config)
-    body = raw["studies"][args.study]
-    body["fixed"] = body.get("fixed", {}) | {k: json.loads(v) for k, v in (item.split("=", 1) for item in args.set)}
-    body["seeds"] = args.seeds
-    study = C.validate(raw).studies[args.study]
-    load_before = os.getloadavg()
-    started = time.strftime("%Y-%m-%d %H:%M")
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="length-pilot-") as tmp:
-        for run in study.runs():
-            rows.append(measure(run, study.eval_lengths, Path(tmp)))
-            r = rows[-1]
-            print(f"{run.run_id}: {r['metric']} trained {r['trained_mean']:.3f} (lowest {r['trained_min']:.3f}), "
-                  f"beyond {r['beyond_mean']:.3f}, {r['train_seconds']:.1f} s", flush=True)  # fmt: skip
-    import torch
+def load_studies(config: Path, names: list[str], seeds: list[int], overrides: list[str], levels: list[str] = ()) -> dict:
+    """The named studies of the config, with the given seeds, fixed settings overridden and factors
+    narrowed to the given levels."""
+    raw = C.load_yaml(config)
+    for name in names:
+        body = raw["studies"][name]
+        body["fixed"] = body.get("fixed", {}) | {k: json.loads(v) for k, v in (item.split("=", 1) for item in overrides)}
+        body["factors"] = body.get("factors", {}) | {k: v.split(",") for k, v in (item.split("=", 1) for item in levels)}
+        body["seeds"] = seeds
+        body["claims"] = []  # the pilot trains and evaluates; it judges nothing
+        body.pop("published", None)
+    return {name: C.validate(raw).studies[name] for name in names}
 
+
+def _measure(job: tuple) -> dict:
+    """One job in a worker process: the run (study, index) rebuilt there from the config (a run's
+    settings class is made at run time, so it does not travel between processes)."""
+    load, name, index, folder = job
+    study = load_studies(*load)[name]
+    run = list(study.runs())[index]
+    r = measure(run, study.eval_lengths, Path(folder))
+    print(f"{run.study} {run.run_id}: {r['metric']} trained {r['trained_mean']:.3f} (lowest {r['trained_min']:.3f}), "
+          f"beyond {r['beyond_mean']:.3f}, {r['train_seconds']:.1f} s", flush=True)  # fmt: skip
+    return r
+
+
+def section(name: str, study, rows: list[dict]) -> list[str]:
     beyond = rows[0]["beyond_lengths"]
-    text = [
-        f"# {args.study} study: trained and untrained lengths, per seed",
+    return [
+        f"## {name} (task {study.fixed.get('task')})",
         "",
-        line(stamp()),
-        "",
-        f"`python benchmarks/probes/length_pilot.py --seeds {' '.join(map(str, args.seeds))}"
-        + (f" --set {' '.join(args.set)}" if args.set else "") + "`",
-        "",
-        f"Run {started}, torch {torch.__version__}, {provenance.cpu_model() or platform.processor()}, one thread per run, "
-        f"load average {load_before[0]:.1f} before and {os.getloadavg()[0]:.1f} after. The study's fixed settings"
-        + (f" with {', '.join(args.set)}" if args.set else "") + f": `{json.dumps(study.fixed, sort_keys=True)}`.",
+        f"The study's fixed settings: `{json.dumps(study.fixed, sort_keys=True)}`.",
         "",
         f"The metric is the task's main one ({rows[0]['metric']}, greedy decoding, {study.fixed.get('n_test')} test "
         f"sequences per length); *trained*: over the run's trained lengths; *beyond*: over lengths "
@@ -130,6 +128,48 @@ def main(argv=None) -> int:
         *table(rows),
         "",
     ]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--config", type=Path, default=REPO / "config" / "config.yaml")
+    ap.add_argument("--study", nargs="+", default=["length"])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    ap.add_argument("--jobs", type=int, default=1, help="runs trained side by side, one thread each")
+    ap.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE", help="override a fixed setting (JSON value)")
+    ap.add_argument("--levels", nargs="*", default=[], metavar="FACTOR=A,B", help="train only these levels of a factor")
+    ap.add_argument("--out", type=Path, default=Path(__file__).with_suffix(".md"))
+    args = ap.parse_args(argv)
+    load = (args.config, args.study, args.seeds, args.set, args.levels)
+    studies = load_studies(*load)
+    load_before = os.getloadavg()
+    started = time.strftime("%Y-%m-%d %H:%M")
+    with tempfile.TemporaryDirectory(prefix="length-pilot-") as tmp:
+        jobs = [(load, name, i, tmp) for name, study in studies.items() for i in range(len(list(study.runs())))]
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=context) as pool:
+            rows = list(pool.map(_measure, jobs))
+    import torch
+
+    command = (f"python benchmarks/probes/length_pilot.py --study {' '.join(args.study)} "
+               f"--seeds {' '.join(map(str, args.seeds))}" + (f" --jobs {args.jobs}" if args.jobs > 1 else "")
+               + (f" --set {' '.join(args.set)}" if args.set else "")
+               + (f" --levels {' '.join(args.levels)}" if args.levels else "")
+               + (f" --out {os.path.relpath(args.out, REPO)}" if args.out != Path(__file__).with_suffix(".md") else ""))  # fmt: skip
+    text = [
+        f"# {', '.join(args.study)}: trained and untrained lengths, per seed",
+        "",
+        line(stamp()),
+        "",
+        f"`{command}`",
+        "",
+        f"Run {started}, torch {torch.__version__}, {provenance.cpu_model() or platform.processor()}, one thread per run, "
+        f"{args.jobs} side by side, load average {load_before[0]:.1f} before and {os.getloadavg()[0]:.1f} after"
+        + (f"; fixed settings overridden: {', '.join(args.set)}" if args.set else "") + ".",
+        "",
+    ]
+    for name, study in studies.items():
+        text += section(name, study, [r for r, (_, study_name, *_) in zip(rows, jobs) if study_name == name])
     args.out.write_text("\n".join(text), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
