@@ -120,6 +120,14 @@ MEASURED: tuple[Measured, ...] = (
              "python benchmarks/probes/length_pilot.py --study length_reverse length_copy length --seeds 0 1 --jobs 2 "
              "--out benchmarks/probes/task_pilot.md",
              ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
+    Measured("benchmarks/probes/task_pilot_budget.md",
+             "python benchmarks/probes/length_pilot.py --study length_reverse length_copy --seeds 0 1 --jobs 2 "
+             "--set depth=2 n_train=400 batch_size=null epochs=300 --out benchmarks/probes/task_pilot_budget.md",
+             ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
+    Measured("benchmarks/probes/task_pilot_larger.md",
+             "python benchmarks/probes/length_pilot.py --study length_reverse length_copy --seeds 0 --jobs 2 "
+             "--levels pos_enc=none,alibi,t5 --set depth=4 n_train=2000 epochs=100 --out benchmarks/probes/task_pilot_larger.md",
+             ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
     Measured("benchmarks/probes/published_values.md", "python benchmarks/probes/published_values.py RESULTS_JSONL",
              ("benchmarks/probes/published_values.py",)),
     Measured("benchmarks/probes/published_values.json", "python benchmarks/probes/published_values.py RESULTS_JSONL",

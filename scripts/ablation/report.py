@@ -363,7 +363,7 @@ def against_published(results: Path, studies: list[str], cfg) -> dict:
                 for r in tab.itertuples()]  # fmt: skip
         sections.append({"study": name, "task": cfg.study(name).fixed.get("task", ""), "factor": pub["factor"],
                          "metric": pub["metric"], "lengths": "{} to {}".format(*pub["lengths"]), "rows": rows,
-                         "ranking": published.words(result), "reproduced": result["reproduced"],
+                         "ranking": published.words(result), "reproduced": result["reproduced"], "pairs": result["pairs"],
                          "here_order": result["here"], "published_order": result["published"],
                          "source": pub["source"], "protocol": pub["protocol"], "note": pub.get("note", "")})  # fmt: skip
     figure = None
@@ -372,8 +372,9 @@ def against_published(results: Path, studies: list[str], cfg) -> dict:
             path = Path(tmp) / "against_published.png"
             published.figure(tables, sections[0]["metric"], path)
             figure = _img(path)
-    reproduced = sum(s["reproduced"] for s in sections)
-    return {"sections": sections, "figure": figure, "reproduced": reproduced, "separated": published.SEPARATED}
+    ordered = [s for s in sections if s["pairs"]]  # a block that orders no pair has no ranking to reproduce
+    return {"sections": sections, "figure": figure, "reproduced": sum(s["reproduced"] for s in ordered),
+            "rankings": len(ordered), "separated": published.SEPARATED}  # fmt: skip
 
 
 def run_counts(results: Path, studies: list[str], cfg) -> dict:
