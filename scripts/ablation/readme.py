@@ -123,8 +123,8 @@ def findings(reference: Path, cfg=None) -> str:
 
 
 def rankings(reference: Path, cfg=None) -> list[str]:
-    """How many published rankings the reference reproduces, a line per study with a published table
-    (``reference/<study>/published.csv``); nothing when none has one."""
+    """How many published rankings the reference reproduces and each one's result, one paragraph from the
+    studies' published tables (``reference/<study>/published.csv``); nothing when none orders a pair."""
     found = {}
     for name in study_order(reference, cfg):
         path = Path(reference) / name / "published.csv"
@@ -134,11 +134,11 @@ def rankings(reference: Path, cfg=None) -> list[str]:
     if not ordered:
         return []
     done = sum(r["reproduced"] for r in ordered)
-    lines = ["", f"Published rankings reproduced: **{done} of {len(ordered)}** (Kazemnejad et al. 2023; a ranking is "
-             f"reproduced when our means order every pair of encodings the paper separates by {published.SEPARATED:g} "
-             f"or more the same way; `{Path(reference).name}/*/published.csv`):", ""]  # fmt: skip
-    for name, r in found.items():
-        lines.append(f"- `{name}`: published {r['published']}; here {r['here']}: {published.words(r)}.")
+    each = "; ".join(f"`{name}` {published.words(r)} (published {r['published']}; here {r['here']})"
+                     for name, r in found.items() if r["pairs"])  # fmt: skip
+    lines = ["", f"Published rankings reproduced: **{done} of {len(ordered)}**, a ranking reproduced when our means order "
+             f"every pair of encodings the paper separates by {published.SEPARATED:g} or more the same way "
+             f"(`{Path(reference).name}/*/published.csv`): {each}."]  # fmt: skip
     return lines
 
 

@@ -84,8 +84,9 @@ def test_the_readme_is_short():
     assert len(README.splitlines()) <= 160
 
 
-def test_the_readme_opens_with_its_picture_and_its_findings_within_40_lines():
-    head = "\n".join(README.splitlines()[:40])
+def test_the_readme_opens_with_its_picture_and_its_findings_within_60_lines():
+    """The picture, then the findings table (a row per claim of the default config: 33) and its tally."""
+    head = "\n".join(README.splitlines()[:60])
     assert f"]({readme.PICTURE})" in head and (REPO / readme.PICTURE).is_file()
     assert "<!-- END findings -->" in head
 
@@ -122,3 +123,17 @@ def test_a_claim_the_reference_judged_with_another_estimand_says_so(reference):
     text = readme.findings(reference, cfg)
     row = next(line for line in text.splitlines() if f"`{claim.id}`" in line)
     assert f"(judged with the estimand {other}; the config now asks for {claim.estimand}: `make reproduce STUDY={study}`" in row
+
+
+def test_the_findings_count_the_published_rankings_the_reference_reproduces(reference):
+    """A study's published table in reference/ is read into one sentence: how many rankings hold, and
+    for each the pairs in the paper's order here; moving one level's mean out of order changes it."""
+    for other in reference.glob("*/published.csv"):
+        other.unlink()
+    tab = pd.DataFrame({"level": ["none", "alibi", "rope"], "here_mean": [0.9, 0.5, 0.1], "published": [0.99, 0.29, 0.0]})
+    tab.to_csv(reference / "length" / "published.csv", index=False)
+    line = readme.rankings(reference, CFG)[-1]
+    assert "reproduced: **1 of 1**" in line and "`length` reproduced: 3 of 3 pairs" in line
+    tab.assign(here_mean=[0.9, 0.05, 0.1]).to_csv(reference / "length" / "published.csv", index=False)
+    line = readme.rankings(reference, CFG)[-1]
+    assert "reproduced: **0 of 1**" in line and "`length` not reproduced: 2 of 3 pairs" in line and "alibi < rope" in line
