@@ -86,6 +86,7 @@ rule published_table:
         "../../environment.yml"
     params:
         study=published_json,
+        captions=table_captions,
     shell:
         "python -m ablation.published table --study-json {params.study:q}"
         " --evaluations {input.evaluations:q} --out {output:q} > {log:q} 2>&1"
