@@ -12,7 +12,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     validation     the schema's strict validator and its one-line errors
     registry       named classes registered by a class decorator (variants, tasks, claim kinds)
     kinds          the claim kinds, each declared once, and the claim a config builds from them
-    data           the tasks: their registry, what each declares, the order and copy tasks
+    data           the tasks: their registry, what each declares, the order, copy and reverse tasks
     model          the models and the registries of their variants
     architectures  the architectures' registry: what each reads and writes, the model it builds
     plugins        the user's plugin modules: their variants and tasks checked, their code hashed
@@ -47,6 +47,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     reading        what a study's claims read: metric, test lengths, the figure that shows it; n by cell
     specification  a scoped claim's specifications: each universe's mean and interval, sorted
     plots          a study's figures
+    published      our numbers beside a published result: its table, whether its ranking holds, one figure
     effects        the report's largest effects: every seed counted, a tie moving neither way
     report         the stand-alone HTML report
     readme         the README's generated blocks: the reference's findings, the plan's runs, measured times

@@ -41,8 +41,7 @@ def per_seed(evaluations: pd.DataFrame, block: dict) -> pd.DataFrame:
     """[factor level, seed] -> the seed's value: the block's metric averaged over its lengths within each
     run, then over the seed's runs of that level (the block's task only, when the study's task is a factor)."""
     factor, (lo, hi) = block["factor"], block["lengths"]
-    ev = evaluations.copy()
-    ev[factor] = ev[factor].map(_format) if factor in ev else ev.get(factor)
+    ev = evaluations.assign(**{factor: evaluations[factor].map(_format)})  # levels as the config writes them
     length = pd.to_numeric(ev["length"], errors="coerce")
     keep = (ev["metric"] == block["metric"]) & (length >= lo) & (length <= hi)
     if block.get("task") and "task" in ev:

@@ -364,6 +364,7 @@ def against_published(results: Path, studies: list[str], cfg) -> dict:
         sections.append({"study": name, "task": cfg.study(name).fixed.get("task", ""), "factor": pub["factor"],
                          "metric": pub["metric"], "lengths": "{} to {}".format(*pub["lengths"]), "rows": rows,
                          "ranking": published.words(result), "reproduced": result["reproduced"], "pairs": result["pairs"],
+                         "ranks": {r.level: _ranks(r.here_rank, r.published_rank) for r in tab.itertuples()},
                          "here_order": result["here"], "published_order": result["published"],
                          "source": pub["source"], "protocol": pub["protocol"], "note": pub.get("note", "")})  # fmt: skip
     figure = None
@@ -373,8 +374,14 @@ def against_published(results: Path, studies: list[str], cfg) -> dict:
             published.figure(tables, sections[0]["metric"], path)
             figure = _img(path)
     ordered = [s for s in sections if s["pairs"]]  # a block that orders no pair has no ranking to reproduce
+    levels = list(dict.fromkeys(level for s in sections for level in s["ranks"]))
     return {"sections": sections, "figure": figure, "reproduced": sum(s["reproduced"] for s in ordered),
-            "rankings": len(ordered), "separated": published.SEPARATED}  # fmt: skip
+            "rankings": len(ordered), "separated": published.SEPARATED, "levels": levels}  # fmt: skip
+
+
+def _ranks(here, theirs) -> str:
+    """A level's rank here and the paper's, as the ranks table shows them ("2 (1)"); unranked: not published."""
+    return "not published" if _isnan(theirs) else f"{here:.0f} ({theirs:.0f})"
 
 
 def run_counts(results: Path, studies: list[str], cfg) -> dict:

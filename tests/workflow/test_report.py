@@ -317,7 +317,8 @@ def test_the_published_numbers_stand_beside_ours_with_their_source_and_protocol(
     assert "not a target" in whole and 'id="figure-against-published"><img src="data:image/png;base64,' in whole
     ranks = whole[whole.index('id="published-ranks"'):whole.index("</table>", whole.index('id="published-ranks"'))]
     # one published level orders no pair: the row says so, and the first screen counts no ranking
-    assert '<a href="#published-length">length</a> (repeat_copy)' in ranks and "separates no two levels" in ranks
+    assert '<a href="#published-length">length</a> (repeat_copy)</td><td>1 (1)</td><td>not published</td>' in ranks
+    assert "separates no two levels" in ranks
     assert 'id="published-summary"' not in html
     table = pd.read_csv(results / "length" / "tables" / "published.csv", dtype={"level": str})
     assert table["level"].tolist() == ["none", "learned"] and table["published"].isna().tolist() == [False, True]
