@@ -87,6 +87,23 @@ _EXACT_HOLM = "holm is None only for an exact claim, whose verdict alone (its ce
 _ROW_KEY_NAN = "a key left out of the row is NaN in the table (its columns are CLAIM_COLUMNS): the value given"
 _SOME_RUN = "select raises on a selection without runs, so the certificate's gaps hold at least one value: max needs no initial"
 EQUIVALENT: dict[str, str] = {
+    # seedtests: the tests a claim's seeds are put to
+    **{f"ablation.seedtests.x_mean_p__mutmut_{n}": ("lo and hi are read only for their shape and passed to sequential.directional_p, "
+                                                     "which converts them to float itself (_scale): asarray without dtype gives the same p-values") for n in (3, 5, 7, 9)},
+    **{f"ablation.seedtests.x_share_p_sequential__mutmut_{n}": ("sure and possible are only reordered and passed to sequential.directional_p, "
+                                                                 "which converts them to float itself (_scale): asarray without dtype gives the same p-values") for n in (9, 11, 13, 15)},
+    **{f"ablation.seedtests.x_share_p__mutmut_{n}": ("callers pass the counts as Python ints (plan, effects) or int64 sums of boolean arrays (condition_p), "
+                                                      "never unsigned: k - 1, n > 0 and scipy's binom read them as the same floats") for n in (3, 5)},
+    "ablation.seedtests.x_share_p__mutmut_13": "at n = 0 the counts are 0 too (k <= n for every caller), and binom.sf(-1, 0, share) is 1.0: the where's own value",
+    "ablation.seedtests.x_share_p__mutmut_31": "at n = 0 the counts are 0 too (k <= n for every caller), and binom.cdf(0, 0, share) is 1.0: the where's own value",
+    "ablation.seedtests.x_share_p__mutmut_23": "the minimum with 1.0 on return turns the 2.0 into 1.0",
+    "ablation.seedtests.x_share_p__mutmut_39": "the minimum with 1.0 on return turns the 2.0 into 1.0",
+    "ablation.seedtests.x_share_p__mutmut_44": "p_sup is binom.sf or 1.0, a probability, at most 1: min with 2.0 or 1.0 is the same",
+    "ablation.seedtests.x_share_p__mutmut_49": "p_con is binom.cdf or 1.0, a probability, at most 1: min with 2.0 or 1.0 is the same",
+    "ablation.seedtests.x_share_p_sequential__mutmut_35": "np.argsort's default axis is -1, the last",
+    "ablation.seedtests.x_share_p_sequential__mutmut_41": _KIND_CASE,
+    **{f"ablation.seedtests.x_share_p_sequential__mutmut_{n}": "np.take_along_axis's default axis is -1 (numpy 2.3 on; the project pins numpy 2.4.6)"
+       for n in (56, 75, 98, 108)},
     "ablation.intervals.x_direction_share_ci__mutmut_12": _NAN_TEXT,
     "ablation.intervals.x_direction_share_ci__mutmut_15": _NAN_TEXT,
     "ablation.intervals.x_skew_t_ci__mutmut_5": _NUMERIC_INPUT,
