@@ -96,9 +96,10 @@ def words(result: dict) -> str:
     return text + (f"; here {', '.join(result['wrong'])}" if result["wrong"] else "")
 
 
-def figure(tables: dict[str, pd.DataFrame], metric: str, path: Path) -> None:
+def figure(tables: dict[str, pd.DataFrame], metric: str, path) -> None:
     """One panel per study: each level's mean over seeds (dot) and the seeds' range (bar) here, the
-    published value (black diamond) beside it; the panel's title says whether the ranking is reproduced."""
+    published value (black diamond) beside it; the panel's title says whether the ranking is reproduced.
+    ``path``: a file, or a binary buffer (the report draws it in memory)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -123,8 +124,9 @@ def figure(tables: dict[str, pd.DataFrame], metric: str, path: Path) -> None:
     else:
         axes[0][0].text(0.5, 0.5, "no study has a published block", ha="center", va="center")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    if isinstance(path, Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
 
 

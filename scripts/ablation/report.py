@@ -22,8 +22,8 @@ import json
 import math
 import platform
 import sys
-import tempfile
 from importlib import metadata
+from io import BytesIO
 from pathlib import Path
 
 import jinja2
@@ -368,11 +368,10 @@ def against_published(results: Path, studies: list[str], cfg) -> dict:
                          "here_order": result["here"], "published_order": result["published"],
                          "source": pub["source"], "protocol": pub["protocol"], "note": pub.get("note", "")})  # fmt: skip
     figure = None
-    if tables:
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "against_published.png"
-            published.figure(tables, sections[0]["metric"], path)
-            figure = _img(path)
+    if tables:  # drawn in memory: the report writes one file, its own, atomically
+        png = BytesIO()
+        published.figure(tables, sections[0]["metric"], png)
+        figure = "data:image/png;base64," + base64.b64encode(png.getvalue()).decode("ascii")
     ordered = [s for s in sections if s["pairs"]]  # a block that orders no pair has no ranking to reproduce
     levels = list(dict.fromkeys(level for s in sections for level in s["ranks"]))
     return {"sections": sections, "figure": figure, "reproduced": sum(s["reproduced"] for s in ordered),
