@@ -87,6 +87,25 @@ _EXACT_HOLM = "holm is None only for an exact claim, whose verdict alone (its ce
 _ROW_KEY_NAN = "a key left out of the row is NaN in the table (its columns are CLAIM_COLUMNS): the value given"
 _SOME_RUN = "select raises on a selection without runs, so the certificate's gaps hold at least one value: max needs no initial"
 EQUIVALENT: dict[str, str] = {
+    # scope: where a verdict holds
+    **{f"ablation.scope.x__typed__mutmut_{n}": reason for n, reason in (
+        (4, "lstrip(None) after strip() differs only on text cells of negative whole numbers (float instead of int), which "
+            "same_value compares equal below 2**53; no setting takes a negative value (each numeric setting has minimum 0 or "
+            "1, lr exclusiveMinimum 0), so no level or summary cell is one"),
+        (5, "rstrip('-') differs only on text cells of negative whole numbers (float instead of int; a trailing '-' fails "
+            "int() as it fails float()), which same_value compares equal below 2**53; no setting takes a negative value"),
+        (6, "a text cell whose digits follow X's reaches int() with its X's still in it: int raises ValueError as float "
+            "does, and the cell comes back as text either way"))},
+    **{f"ablation.scope.x__typed__mutmut_{n}": ("_typed's non-text cells are Python scalars already (iterating a pandas "
+       "Series yields them) except _own_value's iloc[0], a numpy int64 or float64 that same_value compares as its .item() "
+       "(== and str agree); only a numpy bool would differ, and no setting is boolean") for n in (8, 10, 14, 15)},
+    **{f"ablation.scope.x_universe_runs__mutmut_{n}": ("the list holds one bool (or numpy bool) from same_value per row of "
+       "a scope summary that is not empty (an empty one fails above), and numpy infers dtype bool for it") for n in (45, 47)},
+    **{f"ablation.scope.x_table_rows__mutmut_{n}": ("every Result in a Scope comes from verdicts.claim_test, which raises "
+       "without a cell (its n is a min over the cells) and gives one evidence entry per cell: result.evidence is never "
+       "empty, so its empty defaults are never written") for n in (16, 64, 67)},
+    "ablation.scope.xǁScopeǁdetail__mutmut_51": ("a ROBUST scope has the same verdict in every universe (judge_scope sets "
+                                                 "each to the verdict), so parts holds one phrase and the separator is never written"),
     # seedtests: the tests a claim's seeds are put to
     **{f"ablation.seedtests.x_mean_p__mutmut_{n}": ("lo and hi are read only for their shape and passed to sequential.directional_p, "
                                                      "which converts them to float itself (_scale): asarray without dtype gives the same p-values") for n in (3, 5, 7, 9)},
