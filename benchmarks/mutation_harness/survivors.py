@@ -87,6 +87,37 @@ _EXACT_HOLM = "holm is None only for an exact claim, whose verdict alone (its ce
 _ROW_KEY_NAN = "a key left out of the row is NaN in the table (its columns are CLAIM_COLUMNS): the value given"
 _SOME_RUN = "select raises on a selection without runs, so the certificate's gaps hold at least one value: max needs no initial"
 EQUIVALENT: dict[str, str] = {
+    # verdicts: one claim's test and verdict
+    **{f"ablation.verdicts.x_certificate__mutmut_{n}": "zip stops at the shortest slice: the two slices left still name at most 5 runs"
+       for n in (60, 61, 62)},
+    "ablation.verdicts.x_certificate__mutmut_84": ("np.max reads initial=None as no initial; select refuses an empty selection and each "
+                                                   "gap is a largest absolute logit difference (>= 0): the same largest gap"),
+    "ablation.verdicts.x_certificate__mutmut_86": ("select refuses an empty selection, so the gaps are never empty, and each is a largest "
+                                                   "absolute logit difference (>= 0): their max with or without initial 0.0 is the same"),
+    **{f"ablation.verdicts.x_claim_test__mutmut_{n}": ("Result.seeds is read only by robustness (claims, scope, adaptive), whose share "
+       "of leave-one-seed-out repeats does not depend on the seeds' order; they share the summary's seed column type, so sorting "
+       "them without a key never fails") for n in (47, 49)},
+    **{f"ablation.verdicts.x_combine__mutmut_{n}": _NUMERIC_INPUT for n in (3, 5, 7, 9)},
+    "ablation.verdicts.x_combine__mutmut_20": ("a cell's p_con capped at 2 instead of 1 differs only above 1: below 1 the minimum and its "
+                                               "cell are the same, and where the minimum is 1 or more the claim's p_con is 1 either way, "
+                                               "never below its p_sup, so the deciding cell is argmax(p_sup) in both"),
+    "ablation.verdicts.x_futility__mutmut_22": ("every step futility gets has a finite factor >= 1 (Holm's m - rank, 1 / a graph weight <= 1, "
+                                                "adaptive's undecided count >= 1, HolmStep()'s 1), so the condition holds anyway"),
+    "ablation.verdicts.x_futility__mutmut_24": ("a step's factor is >= 1 or inf, never NaN or <= 0: for a finite one both conditions hold, "
+                                                "and for inf alpha / inf is 0.0, the else value"),
+    "ablation.verdicts.x_futility__mutmut_26": ("a step's factor is never 0 (Holm's m - rank >= 1, 1 / a weight <= 1, the undecided count "
+                                                ">= 1, HolmStep()'s 1): > 0 and >= 0 agree"),
+    **{f"ablation.verdicts.x_holm_steps__mutmut_{n}": _NUMERIC_INPUT for n in (3, 5)},
+    "ablation.verdicts.x_holm_steps__mutmut_13": _KIND_CASE,
+    "ablation.verdicts.x_p_values__mutmut_3": ("condition_p uses the bounds only for estimand mean (the share tests ignore them), and "
+                                               "check_claims refuses estimand mean for a claim of unbounded parts: computing them anyway changes no p"),
+    **{f"ablation.verdicts.x_reachable__mutmut_{n}": ("claim_cells gives every claim at least one cell (select refuses an empty "
+       "selection; a part without strata is one cell), so n_more is never empty and min's default is never used") for n in (14, 16, 17)},
+    "ablation.verdicts.x_robustness__mutmut_18": "numpy gives NaN for the mean of no values too (with a RuntimeWarning): without seeds the share is NaN either way",
+    "ablation.verdicts.x_robustness__mutmut_23": _NAN_TEXT,
+    "ablation.verdicts.x_seeds_to_decide__mutmut_17": "decided reads only the step's factor and floor: the adjusted p of the step it builds is never read",
+    **{f"ablation.verdicts.x_seeds_to_decide__mutmut_{n}": "decided reads only the step's factor and floor: the size of the step it builds is never read"
+       for n in (18, 21, 22)},
     # scope: where a verdict holds
     **{f"ablation.scope.x__typed__mutmut_{n}": reason for n, reason in (
         (4, "lstrip(None) after strip() differs only on text cells of negative whole numbers (float instead of int), which "
