@@ -327,6 +327,7 @@ def design_jobs(cfg, store: Path, cal: Calibration, every_round: bool, threads: 
             summaries.append(add(cal.other_job, [index, *evals]))
         else:
             summaries.append(add(cal.other_job, [index]))
+        tails.append(add(cal.other_job, [summaries[-1]]))  # published_table, from the evaluations
         if scoped:  # scope_index, scope_summarize, scope_evaluations (rules/scope.smk)
             scope_index = add(cal.other_job, gate)
             summaries.append(add(cal.other_job, [scope_index, *scope_trains]))

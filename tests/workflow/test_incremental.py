@@ -125,7 +125,7 @@ def test_new_test_lengths_plan_evaluation_jobs_only(finished_copy):
     evaluated = {(w["hash"], w["lengths"]) for rule, w, _ in jobs if rule == "evaluate"}
     assert evaluated == {(h, "1-7") for h in hashes(cfg, "length")} | {(h, "8_16") for h in hashes(cfg, "lesson")}
     assert {w["study"] for rule, w, _ in jobs if rule == "evaluations"} == {"length", "lesson"}
-    assert {rule for rule, _, _ in jobs} == {"evaluate", "evaluations", "claims", "figures", "report", "all"}
+    assert {rule for rule, _, _ in jobs} == {"evaluate", "evaluations", "published_table", "claims", "figures", "report", "all"}
     assert {w["study"] for rule, w, _ in jobs if rule == "claims"} == {"length", "lesson"}
 
 

@@ -112,7 +112,7 @@ def test_editing_the_plugin_plans_its_runs_anew_and_leaves_the_built_in_runs_alo
 
 BAD = [
     ("misspelt-variant", "config/config.yaml", ("[none, ramp]", "[none, rampp]"),
-     "config error: study 'mine': factors.pos_enc[1]: 'rampp' is not one of none, sinusoidal, learned, rope, alibi; "
+     "config error: study 'mine': factors.pos_enc[1]: 'rampp' is not one of none, sinusoidal, learned, rope, alibi, t5; "
      "plugins: ramp (my_plugin) (did you mean 'ramp'?)"),
     ("task-setting-type", "config/config.yaml",
      ("      task: [order, sign_at]", "      task: [sign_at]\n    fixed: {task_settings: {position: two}}"),
