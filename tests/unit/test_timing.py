@@ -68,14 +68,14 @@ def test_a_run_shared_by_two_studies_is_trained_once():
 
 def test_the_smoke_configs_jobs_are_the_workflows():
     """Training jobs, an evaluate job per run of a study with test lengths, per study index,
-    summarize, evaluations, analyze, claims and figures, then the implementation checks, the
+    summarize, evaluations, published_table, analyze, claims and figures, then the implementation checks, the
     positional-encoding figure, verify and the report (workflow/rules; tests/workflow/test_plan_estimate.py
     holds the count to Snakemake's own)."""
     cfg = C.load(REPO / "config" / "smoke.yaml")
     jobs = T.design_jobs(cfg, REPO / "no-store-here", T.Calibration(0.01, 0.0, 1.0, 1.0, "b"), every_round=False)
     runs = {r.hash for s in cfg.studies.values() for r in s.runs()}
     evaluated = sum(s.n_runs() for s in cfg.studies.values() if s.eval_lengths)
-    assert evaluated and len(jobs) == 1 + len(runs) + evaluated + 6 * len(cfg.studies) + 4  # 1: Snakemake's own start
+    assert evaluated and len(jobs) == 1 + len(runs) + evaluated + 7 * len(cfg.studies) + 4  # 1: Snakemake's own start
 
 
 def test_an_adaptive_study_trains_its_rounds_one_after_the_other():
