@@ -133,11 +133,11 @@ clean-results: venv
 
 ## Files of code under scripts/ and benchmarks/ longer than LONG_FILE_LINES (lines, path): none is the
 ## rule, since a longer file holds more than one idea (tests/tooling/test_package_layout.py runs this).
-## Machine-written JSON (benchmark and mutation results) is data, not code, and is not listed.
+## Machine-written JSON and Markdown (benchmark and mutation results, probes' answers) are data and prose, not code, and are not listed.
 LONG_FILE_LINES := 600
 .PHONY: long-files
 long-files:
-	@git ls-files --cached --others --exclude-standard -- scripts benchmarks | grep -v '\.json$$' \
+	@git ls-files --cached --others --exclude-standard -- scripts benchmarks | grep -v '\.json$$' | grep -v '\.md$$' \
 		| xargs -r wc -l | awk -v max=$(LONG_FILE_LINES) '$$2 != "total" && $$1 > max'
 
 ## The README's generated blocks (what reference/ finds, the plan's runs per study, the measured

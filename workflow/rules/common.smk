@@ -71,6 +71,7 @@ localrules:
     index,
     summarize,
     evaluations,
+    published_table,
     analyze,
     claims,
     scope_index,
