@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import io
+from .config import format_value
 
 SEPARATED = 0.1
 """Two levels whose published values differ by at least this much (a tenth of the range of a share) are a
@@ -33,15 +34,11 @@ COLUMNS = ("level", "here_mean", "here_seed_min", "here_seed_max", "here_seeds",
            "published_rank")  # fmt: skip
 
 
-def _format(value) -> str:
-    return json.dumps(value) if isinstance(value, (bool, dict)) or value is None else str(value)
-
-
 def per_seed(evaluations: pd.DataFrame, block: dict) -> pd.DataFrame:
     """[factor level, seed] -> the seed's value: the block's metric averaged over its lengths within each
     run, then over the seed's runs of that level (the block's task only, when the study's task is a factor)."""
     factor, (lo, hi) = block["factor"], block["lengths"]
-    ev = evaluations.assign(**{factor: evaluations[factor].map(_format)})  # levels as the config writes them
+    ev = evaluations.assign(**{factor: evaluations[factor].map(format_value)})  # levels as the config writes them
     length = pd.to_numeric(ev["length"], errors="coerce")
     keep = (ev["metric"] == block["metric"]) & (length >= lo) & (length <= hi)
     if block.get("task") and "task" in ev:
@@ -57,7 +54,7 @@ def table(evaluations: pd.DataFrame, block: dict, levels: list) -> pd.DataFrame:
     lower rank)."""
     seeds = per_seed(evaluations, block)
     factor, rows = block["factor"], []
-    for level in map(_format, levels):
+    for level in map(format_value, levels):
         values = seeds.loc[seeds[factor] == level, "value"]
         if len(values):
             rows.append({"level": level, "here_mean": values.mean(), "here_seed_min": values.min(),
