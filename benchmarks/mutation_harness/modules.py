@@ -29,7 +29,8 @@ MODULES: dict[str, dict] = {
     **{name: {"tests": STATS_TESTS, "deselect": "ten_thousand"}
        for name in ("measures", "intervals", "significance", "variance", "stats")},
     # a claim's walk: its kind (kinds), its seed units (seed_units), its test (seedtests), its verdict (claims)
-    "kinds": {"tests": ["tests/unit/test_claims.py", "tests/unit/test_claim_kinds.py", "tests/unit/test_config_validation.py"],
+    "kinds": {"tests": ["tests/unit/test_kinds_edges.py", "tests/unit/test_claims.py", "tests/unit/test_claim_kinds.py",
+                        "tests/unit/test_config_validation.py"],
               "deselect": "snakemake"},
     "seed_units": {"tests": ["tests/unit/test_claims.py", "tests/unit/test_exact_claims.py"]},
     "seedtests": {"tests": ["tests/unit/test_seedtests.py", "tests/unit/test_claims.py", "tests/unit/test_sequential.py",

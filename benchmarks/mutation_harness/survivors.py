@@ -477,6 +477,10 @@ EQUIVALENT: dict[str, str] = {
     "ablation.sequential.x_log_capital__mutmut_5": "z reaches log_capital as float64 (from _scale); for any numeric z, np.asarray(z) gives the same values and every expression promotes to float64",
     "ablation.sequential.x_log_capital__mutmut_8": "m is a float (directional_p) or a float64 array (confidence_sequence); for any numeric m, C_TRUNCATE / m, 1 - m and z - m give the same float64 values",
     "ablation.sequential.x_log_capital__mutmut_10": "m is a float (directional_p) or a float64 array (confidence_sequence); for any numeric m, C_TRUNCATE / m, 1 - m and z - m give the same float64 values",
+    # kinds: what a claim states and the keys it reads
+    **{f"ablation.kinds.xǁComparisonǁ{name}__mutmut_{n}": ("the default is read only when the claim has no ties key, "
+       "and None, 'XXcountXX' and 'COUNT' differ from 'exclude' just as 'count' does")
+       for name, ns in (("parts", (11, 13, 16, 17)), ("ties_rule", (2, 4, 7, 8))) for n in ns},
     "ablation.data.x__labels__mutmut_3": "pos_a never equals pos_b (the offset is 1..seq_len-1), so < and <= agree",
     "ablation.data.x__sequences__mutmut_5": "rng.integers(seq_len) is rng.integers(0, seq_len): the same draws",
 }
