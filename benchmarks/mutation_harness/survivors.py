@@ -477,6 +477,28 @@ EQUIVALENT: dict[str, str] = {
     "ablation.sequential.x_log_capital__mutmut_5": "z reaches log_capital as float64 (from _scale); for any numeric z, np.asarray(z) gives the same values and every expression promotes to float64",
     "ablation.sequential.x_log_capital__mutmut_8": "m is a float (directional_p) or a float64 array (confidence_sequence); for any numeric m, C_TRUNCATE / m, 1 - m and z - m give the same float64 values",
     "ablation.sequential.x_log_capital__mutmut_10": "m is a float (directional_p) or a float64 array (confidence_sequence); for any numeric m, C_TRUNCATE / m, 1 - m and z - m give the same float64 values",
+    # seed_units: a claim's cells and each seed's unit in them
+    **{f"ablation.seed_units.x__mask__mutmut_{n}": ("a numeric results column (int64, float64, or the nullable Int64/Float64 that "
+       "read_csv gives) yields the same float64 values, NaN where missing, with or without dtype=float or na_value, and "
+       "np.isclose casts integers to float64 itself") for n in (21, 22, 23, 24)},
+    **{f"ablation.seed_units.x__mask__mutmut_{n}": "str(True) is 'True' and str(False) is 'False': the fallback str(v) gives the same text"
+       for n in (38, 45)},
+    "ablation.seed_units.x__mask__mutmut_51": "v is True is taken by the first branch, and str(False) is 'False': the same text",
+    "ablation.seed_units.x__part_values__mutmut_21": ("slopes returns a float64 Series, so the mapped slopes (NaN for a run "
+                                                      "without one) are float64 with or without dtype=float"),
+    **{f"ablation.seed_units.x__part_values__mutmut_{n}": ("the fourth value (runs without a value) is read only in part_cells' "
+       "slope branch; a metric part never reads it") for n in (61, 73)},
+    "ablation.seed_units.x__seed_cells__mutmut_5": _DROPNA_NONE,
+    "ablation.seed_units.x__seed_cells__mutmut_23": _DEFAULT_SORT,
+    **{f"ablation.seed_units.x_length_means__mutmut_{n}": "math.lcm(*xs) equals math.lcm(*xs, 1), and math.lcm() with no argument is 1"
+       for n in (81, 85)},
+    "ablation.seed_units.x_length_means__mutmut_97": ("the per-run means are a float64 groupby mean (NaN where masked, an empty "
+                                                      "one too), so map gives float64 with or without dtype=float"),
+    **{f"ablation.seed_units.x_part_cells__mutmut_{n}": _LEVEL_FROM_COLUMN for n in (19, 20, 33, 34)},
+    "ablation.seed_units.x_slopes__mutmut_8": ("to_numeric gives int64 or float64 (a nullable column's to_numpy gives float64 "
+                                               "too); isfinite, > 0 and np.log give the same values for either"),
+    "ablation.seed_units.x_slopes__mutmut_35": "norm[ok] holds only positive finite values, so np.log never divides by zero and errstate changes nothing",
+    "ablation.seed_units.x_slopes__mutmut_109": "the quotient is float64 already, and pandas reads astype(None) as float64",
     # kinds: what a claim states and the keys it reads
     **{f"ablation.kinds.xǁComparisonǁ{name}__mutmut_{n}": ("the default is read only when the claim has no ties key, "
        "and None, 'XXcountXX' and 'COUNT' differ from 'exclude' just as 'count' does")
