@@ -114,6 +114,9 @@ MEASURED: tuple[Measured, ...] = (
              ("benchmarks/probes/library_intervals.py", "scripts/ablation/intervals.py", "requirements.txt")),  # fmt: skip
     Measured("benchmarks/probes/decoder_cost.md", "python benchmarks/probes/decoder_cost.py --repeats 1",
              ("benchmarks/probes/decoder_cost.py", "scripts/ablation/settings.py", *_PROBE_TRAINING)),  # fmt: skip
+    Measured("benchmarks/probes/decoder_cost_minibatch.md",
+             "python benchmarks/probes/decoder_cost.py --decoder length_copy --repeats 1 --out benchmarks/probes/decoder_cost_minibatch.md",
+             ("benchmarks/probes/decoder_cost.py", "scripts/ablation/settings.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
     Measured("benchmarks/probes/length_pilot.md", "python benchmarks/probes/length_pilot.py --seeds 0 1 2",
              ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
     Measured("benchmarks/probes/task_pilot.md",
