@@ -37,7 +37,7 @@ MODULES: dict[str, dict] = {
                             "tests/unit/test_claim_kinds.py", "tests/simulation/test_sequential_rules.py"]},
     "verdicts": {"tests": ["tests/unit/test_verdicts.py", "tests/unit/test_claims.py", "tests/unit/test_exact_claims.py", "tests/unit/test_claim_kinds.py",
                            "tests/unit/test_adaptive.py"]},
-    "claims": {"tests": ["tests/unit/test_claims.py", "tests/unit/test_exact_claims.py", "tests/unit/test_claim_kinds.py"]},
+    "claims": {"tests": ["tests/unit/test_claims_edges.py", "tests/unit/test_claims.py", "tests/unit/test_exact_claims.py", "tests/unit/test_claim_kinds.py"]},
     # where a verdict holds: the universes' tests and the intersection-union and Holm rules over them
     "scope": {"tests": ["tests/unit/test_scope_edges.py", "tests/unit/test_scope.py", "tests/simulation/test_scope_simulation.py"]},
     # the anytime-valid statistics of adaptive studies (claims' p-values there; the rounds' stopping rule)
