@@ -159,15 +159,24 @@ def test_the_default_config_passes_its_own_plan(capsys):
     cfg = C.load(REPO / "config" / "config.yaml")
     table = P.plan(cfg)
     share = table[table["test"] != "e-mean"]
-    assert (share["supported"] == "yes").all() and (share["contradicted"] == "yes").all(), table
+    assert (share["supported"] == "yes").all(), table
+    # the plan prices CONTRADICTED in one cell of a many-cell claim at Holm's first step; the length
+    # studies' trained-lengths claims (5 cells, 8 seeds) reach it at the family's last step, alpha / 5
+    # across their cells, once the other claims are decided (the config says so beside their seeds)
+    late = share[share["contradicted"] == "no"]
+    assert set(late["claim"]) == {"LR1-trained-lengths", "LC1-trained-lengths"}, table
+    for claim in late["claim"]:
+        study = next(s for s in cfg.studies.values() if any(c.id == claim for c in s.claims))
+        cells = len(study.factors["pos_enc"])
+        assert 2 * 0.5 ** len(study.seeds) * cells <= cfg.stats["alpha"]
     assert P.main([str(REPO / "config" / "config.yaml"), "--no-timing"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     # a mean claim's margin of 2 pp costs the bounded mean test about 200 seeds per cell: the plan warns
     # for exactly the claims whose seeds cannot reach a verdict, and prints each one's price
     short = table[(table["supported"] == "no") | (table["contradicted"] == "no")]
-    assert set(short["test"]) <= {"e-mean"}
+    assert set(short[~short["claim"].isin(late["claim"])]["test"]) <= {"e-mean"}
     assert sorted(w.split(":")[0] for w in out.split("warning: ")[1:]) == sorted(short["claim"])
-    for claim in short["claim"]:
+    for claim in short[~short["claim"].isin(late["claim"])]["claim"]:
         assert f"- {claim}: estimand mean; " in out and "the mean test reaches SUPPORTED from " in out
     costs = P.cost(cfg, None, store=REPO / "no-store-here").set_index("study")
     for name in ("factorial", "position", "depth"):
