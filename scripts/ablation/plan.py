@@ -43,7 +43,8 @@ from .settings import cost_estimate, from_dict, run_hash
 
 PLAN_COLUMNS = [
     "study", "claim", "kind", "seeds", "cells", "test", "family", "level", "bonferroni", "supported_after",
-    "contradicted_after", "robust_from", "limit", "supported", "contradicted", "seeds_needed", "note",
+    "contradicted_after", "robust_from", "limit", "supported", "contradicted", "supported_step",
+    "contradicted_step", "seeds_needed", "note",
 ]  # fmt: skip
 """One row per claim. seeds: its seeds (an adaptive study: first round-max_seeds); test: a key of
 TESTS; family, level: the Holm family's size m and alpha / m; bonferroni: the cell conditions
@@ -52,9 +53,11 @@ agreeing, that reach each verdict at that level (empty: not within the seeds sea
 for an adaptive study); robust_from: the seeds from which a verdict survives leaving any one seed
 out (an adaptive study's share claims: SUPPORTED, with one seed of a cell outside the claim; empty:
 not within ``limit``, or not known); limit: the most seeds the claim may have (its seeds, or the
-study's max_seeds); supported, contradicted: reachable within them (yes/no); seeds_needed: the
-seeds that make both reachable and robust (an adaptive study: SUPPORTED's); note: what the other
-columns do not say."""
+study's max_seeds); supported, contradicted: reachable within them at every Holm step (yes/no);
+supported_step, contradicted_step: the first of Holm's m steps at whose level alpha / (m - step + 1)
+they are reachable (1: wherever the claim ranks; m: only once every other claim of its family is
+decided; empty: not even there, or exact); seeds_needed: the seeds that make both reachable at
+every step and robust (an adaptive study: SUPPORTED's); note: what the other columns do not say."""
 TESTS = {
     "exact": "exact claim: every run's twin certificate is checked; no p-value, no family",
     "sign": "share of seeds meeting the claim > 1/2, exact binomial test over seeds (the sign test)",
@@ -129,6 +132,17 @@ def agreeing_seeds(claim: Claim, level: float, conditions: int, sequential: bool
             _fewest(lambda n: contradicted(share_p(n, False, 1)), level, limit))  # fmt: skip
 
 
+def _holm_step(claim: Claim, which: int, m: int, alpha: float, conditions: int, sequential: bool, limit: int,
+               available: int) -> int | None:  # fmt: skip
+    """The first of Holm's ``m`` steps (its level alpha / (m - step + 1)) at which ``available`` agreeing
+    seeds reach SUPPORTED (``which`` 0) or CONTRADICTED (1); None where not even at the last, alpha."""
+    for step in range(1, max(m, 1) + 1):
+        needed = agreeing_seeds(claim, alpha / (max(m, 1) - step + 1), conditions, sequential, alpha, limit)[which]
+        if needed is not None and needed <= available:
+            return step
+    return None
+
+
 def _sequential_robust_seeds(share: float, level: float, alpha: float, max_seeds: int) -> int | None:
     """Fewest seeds n at which SUPPORTED by the e-process on the seeds' outcomes, with one seed
     outside the claim, survives leaving any one seed out: every order of n - 1 outcomes with one
@@ -174,6 +188,11 @@ def claim_plan(study, claim: Claim, m: int, alpha: float, adaptive_block: dict |
     row["limit"] = available
     row["supported"] = "yes" if sup is not None and sup <= available else "no"
     row["contradicted"] = "yes" if con is not None and con <= available else "no"
+    for which, verdict in enumerate(("supported", "contradicted")):
+        step = 1 if row[verdict] == "yes" else _holm_step(claim, which, m, alpha, cells * conds, sequential, limit, available)
+        row[f"{verdict}_step"] = step
+        if step is not None and step > 1:
+            notes.append(f"{verdict.upper()} from Holm step {step} of {m}")
     robust = [k + 1 for k in (sup, con) if k is not None]  # a seed of slack for leave-one-seed-out
     row["seeds_needed"] = sup if sequential else max(robust) if robust else None
     if sequential:
@@ -433,7 +452,8 @@ def legend(table: pd.DataFrame) -> list[str]:
     return ["test: " + "; ".join(f"{t} = {TESTS[t]}" for t in used) + ".",
             "SUPPORTED, CONTRADICTED: the fewest seeds, every one agreeing, that reach the verdict at the study's "
             "Holm level (CONTRADICTED in one cell pays Bonferroni over the claim's cells); "
-            "N! = more seeds than the claim may have; >N = not within its N seeds.",
+            "N! = more seeds than the claim may have; >N = not within its N seeds; \"from Holm step k of m\": "
+            "within them only at a later Holm level, alpha / (m - k + 1), once k - 1 claims of the family are decided.",
             "robust: seeds from which the verdict survives leaving any one seed out (adaptive: SUPPORTED with one "
             "seed of a cell outside the claim)."]  # fmt: skip
 
@@ -495,14 +515,22 @@ def cost_lines(est: dict, width: int = WIDTH) -> list[str]:
 
 
 def warnings(table: pd.DataFrame, width: int = WIDTH) -> list[str]:
-    """A line for each claim whose seeds cannot reach a verdict."""
+    """A line for each claim whose seeds cannot reach a verdict at every Holm step: a warning where
+    not even at the family's last step, a note where only from a later step (once other claims of its
+    family are decided, which the run shows)."""
     out = []
     for r in table[(table["supported"] == "no") | (table["contradicted"] == "no")].itertuples():
-        both = r.supported == r.contradicted == "no"
-        missing = "reach neither verdict" if both else "cannot reach " + ("SUPPORTED" if r.supported == "no" else "CONTRADICTED")
-        more = f"; {r.seeds_needed} would reach both" if pd.notna(r.seeds_needed) else ""
-        out += textwrap.wrap(f"warning: {r.claim}: its {r.seeds} seeds {missing}{more}", width,
-                             subsequent_indent="  ")  # fmt: skip
+        never = [v for v in ("SUPPORTED", "CONTRADICTED") if pd.isna(getattr(r, f"{v.lower()}_step"))]
+        later = [f"{v} only from Holm step {int(getattr(r, f'{v.lower()}_step'))} of {int(r.family)}"
+                 for v in ("SUPPORTED", "CONTRADICTED")
+                 if getattr(r, v.lower()) == "no" and v not in never]  # fmt: skip
+        everywhere = f"{r.seeds_needed} would reach both at every step" if pd.notna(r.seeds_needed) else ""
+        if never:
+            missing = "reach neither verdict" if len(never) == 2 else f"cannot reach {never[0]}"
+            words = f"warning: {r.claim}: its {r.seeds} seeds {missing}" + "".join(f"; {w}" for w in (*later, everywhere) if w)
+        else:
+            words = f"note: {r.claim}: its {r.seeds} seeds reach " + "; ".join(later) + (f"; {everywhere}" if everywhere else "")
+        out += textwrap.wrap(words, width, subsequent_indent="  ")
     return out
 
 
