@@ -69,8 +69,12 @@ snakemake-report: venv
 
 ## The test suite. Slow tests (kill-and-resume, the real SLURM cluster, the benchmark harness) run
 ## only when CI is set (CI sets it) or RUN_SLOW=1; otherwise they are reported as skipped.
+## TEST_WORKERS pytest-xdist workers run the test files side by side (default: one per CPU); a file
+## stays on one worker, so its module's fixtures (a Snakemake study, a SLURM cluster) start once.
+TEST_WORKERS ?= logical
+PYTEST = $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 test: venv
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 ## The unit tests alone (tests/unit): no Snakemake run, no simulation; under a minute.
 .PHONY: test-fast
@@ -79,7 +83,7 @@ test-fast: venv
 
 ## Every test, the slow ones included (kill-and-resume, the real SLURM cluster, the harness in quick mode).
 test-all: venv
-	RUN_SLOW=1 $(BIN)/python -m pytest
+	RUN_SLOW=1 $(PYTEST)
 
 lint: venv
 	$(SNAKEMAKE) --lint --configfile $(CONFIG)

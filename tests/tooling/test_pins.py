@@ -13,7 +13,7 @@ import yaml
 
 from conftest import REPO
 
-TEST_TOOLS = {"pytest", "playwright", "mutmut", "snakefmt"}
+TEST_TOOLS = {"pytest", "pytest-xdist", "playwright", "mutmut", "snakefmt"}
 # Runtime dependencies that no module of the package imports, and what needs them at run time.
 USED_WITHOUT_IMPORT = {
     "psutil": "Snakemake's benchmark: directive, on every job rule",
