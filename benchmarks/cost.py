@@ -115,6 +115,9 @@ def main(argv=None) -> int:
     ap.add_argument("--results", type=Path, default=None, help="this config's results folder (default: its outdir's)")
     ap.add_argument("--store", type=Path, default=Path("results/runs"))
     ap.add_argument("--json", type=Path, default=None, help="also write the table here")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="also write the table as Markdown here (benchmarks/cost.md), stamped with the commit "
+                         "that trained --results (its git checkout; else this one's)")  # fmt: skip
     args = ap.parse_args(argv)
     cfg = ablation_config.load(args.config)
     results = args.results or Path(cfg.outdir) / "results"
@@ -130,7 +133,40 @@ def main(argv=None) -> int:
           f"({total.new_measured} measured, {total.new_modelled} modelled); ratio {total.new_seconds / total.old_seconds:.3f}")  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps({"studies": rows, "ratio": total.new_seconds / total.old_seconds}, indent=1))
+    if args.out:
+        args.out.write_text(markdown(table, total, results, argv if argv is not None else sys.argv[1:]), encoding="utf-8")
     return 0
+
+
+COLUMNS = {"study": "study", "old_runs": "earlier runs", "old_seconds": "earlier s", "new_runs": "runs",
+           "new_scope_runs": "of them scope", "new_seconds": "s", "new_measured": "measured",
+           "new_modelled": "modelled", "ratio": "ratio"}  # fmt: skip
+
+
+def markdown(table: pd.DataFrame, total: pd.Series, results: Path, argv: list) -> str:
+    """The table as benchmarks/cost.md: the stamp of the checkout that holds ``results`` (the commit
+    whose run trained them), the command, per study and in total the runs and their training seconds."""
+    sys.path.insert(0, str(HERE))
+    import measured  # benchmarks/measured.py: the stamp every measured file carries
+
+    folder = results.resolve()
+    root = next((p for p in [folder, *folder.parents] if (p / ".git").exists()), measured.REPO)
+    shown = table[list(COLUMNS)].rename(columns=COLUMNS)
+    shown = shown.apply(lambda col: col.map(lambda v: "-" if pd.isna(v) else str(v)))
+    lines = ["# What this design costs to train, against the earlier design", "",
+             measured.line(measured.stamp(root)), "",
+             f"Written by `python benchmarks/cost.py {' '.join(map(str, argv))}`: each run at its measured "
+             "train_seconds in the store (a run the store lacks: the cost model times the study's median "
+             "seconds per unit). Both designs are priced from one store, trained on one machine in one "
+             "run, so the ratio does not depend on how fast or busy the machine was.", "",
+             "| " + " | ".join(shown.columns) + " |", "| " + " | ".join("---" for _ in shown.columns) + " |"]  # fmt: skip
+    lines += ["| " + " | ".join(row) + " |" for row in shown.itertuples(index=False)]
+    ratio = total.new_seconds / total.old_seconds
+    lines += ["", f"Total: the earlier design {total.old_runs} runs, {total.old_seconds} s of training "
+                  f"({total.old_measured} measured, {total.old_modelled} modelled); this design {total.new_runs} "
+                  f"runs, {total.new_seconds} s ({total.new_measured} measured, {total.new_modelled} modelled).",
+              "", f"Ratio: **{ratio:.3f}** ({(ratio - 1) * 100:+.1f} %).", ""]  # fmt: skip
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

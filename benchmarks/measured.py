@@ -83,6 +83,12 @@ MEASURED: tuple[Measured, ...] = (
     Measured("benchmarks/results.json", "python benchmarks/run.py", _HARNESS),
     Measured("benchmarks/reproduce.md", "python3 benchmarks/reproduce.py", _REPRODUCE),
     Measured("benchmarks/reproduce.json", "python3 benchmarks/reproduce.py", _REPRODUCE),
+    # the training seconds of the design against the earlier one's, from one full run's store
+    Measured("benchmarks/cost.md",
+             "python benchmarks/cost.py --config config/config.yaml --old-runs OLD/results --results RESULTS "
+             "--store RESULTS/runs --out benchmarks/cost.md",
+             ("benchmarks/cost.py", "config/config.yaml", "scripts/ablation/data.py", "scripts/ablation/settings.py",
+              *_PROBE_TRAINING)),  # fmt: skip
     Measured("benchmarks/reproduce-smoke.md", "python3 benchmarks/reproduce.py --config config/smoke.yaml --test",
              _REPRODUCE_SMOKE),  # fmt: skip
     Measured("benchmarks/reproduce-smoke.json", "python3 benchmarks/reproduce.py --config config/smoke.yaml --test",

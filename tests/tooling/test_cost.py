@@ -45,6 +45,42 @@ def test_a_new_study_and_a_scope_are_priced_and_the_earlier_design_is_not(tmp_pa
     assert json.loads(out.read_text())["ratio"] == (8 + 2) * 2.0 / (4 * 2.0)
 
 
+def test_the_markdown_table_carries_the_stamp_of_the_checkout_that_trained_the_runs(tmp_path):
+    """--out writes benchmarks/cost.md's form: the stamp of the git checkout that holds --results (the
+    commit whose run trained them), the command, a row per study and the total ratio."""
+    import subprocess
+
+    s2 = BASE["studies"]["s1"] | {"fixed": {"arch": "encoder", "heads": 1, "depth": 1}, "factors": {"norm": ["pre"]}}
+    raw = dict(BASE, studies={"s1": BASE["studies"]["s1"], "s2": s2})
+    clone = tmp_path / "clone"
+    (clone / "results").mkdir(parents=True)
+    (clone / "config.yaml").write_text(yaml.safe_dump(raw))
+    for cmd in (["init", "-q"], ["add", "config.yaml"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+        subprocess.run(["git", "-C", str(clone), *cmd], check=True, capture_output=True)
+    commit = subprocess.run(["git", "-C", str(clone), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, check=True).stdout.strip()  # fmt: skip
+    cfg = C.validate(raw)
+    store = clone / "results" / "runs"
+    for run, seconds in [*((r, 3.0) for r in cfg.studies["s1"].runs()), *((r, 1.0) for r in cfg.studies["s2"].runs())]:
+        (store / run.hash).mkdir(parents=True, exist_ok=True)
+        (store / run.hash / "metrics.csv").write_text(f"train_seconds\n{seconds}\n")
+    old = tmp_path / "old" / "s1"
+    old.mkdir(parents=True)
+    (old / "summary.csv").write_text("hash\n" + "\n".join(r.hash for r in cfg.studies["s1"].runs()) + "\n")
+    md = tmp_path / "cost.md"
+    args = ["--config", str(clone / "config.yaml"), "--old-runs", str(tmp_path / "old"), "--results",
+            str(clone / "results"), "--store", str(store), "--out", str(md)]  # fmt: skip
+    assert cost.main(args) == 0
+    text = md.read_text()
+    assert f"Measured at commit {commit} on " in text and "with uncommitted changes" not in text
+    assert "python benchmarks/cost.py " + " ".join(args) in text
+    ratio = (4 * 3.0 + 2 * 1.0) / (4 * 3.0)
+    assert f"Ratio: **{ratio:.3f}** ({(ratio - 1) * 100:+.1f} %)." in text
+    rows = [line for line in text.splitlines() if line.startswith(("| s1 ", "| s2 "))]
+    assert [r.split(" | ")[:2] for r in rows] == [["| s1", "4"], ["| s2", "0"]]
+    assert rows[0].endswith(" | 1.0 |") and rows[1].endswith(" | - |")  # a study the earlier design lacks has no ratio
+
+
 def test_an_earlier_results_folder_counts_its_rounds_and_its_scope_runs(tmp_path):
     """The runs the futility rule saves show as an earlier design whose scope trained more: its
     results folder's runs.csv and scope/runs.csv are both counted."""
