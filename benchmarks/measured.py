@@ -12,7 +12,8 @@ among them). Every such file carries its stamp, written by the script through `s
     "measured": {"commit": "1a2b3c4", "date": "...", "dirty": false}   (JSON: a key)
 
 A file is *current* while no commit after its stamp's commit changes the code it measures (a stamp
-taken with uncommitted changes counts as its commit: commit the code, then measure). A page cites a
+taken with uncommitted changes counts as its commit: commit the code, then measure); a commit that
+changes only comment lines (`#`) or blank lines of that code changes nothing it runs. A page cites a
 measured number when one block of it (a paragraph or a list item) names a declared file and holds a
 number with a unit (12.3 min, 45 s, 98 %, 1.2x). Such a block must name the commit the file's stamp
 gives; and the file must be current, unless the block says in words that its number is "out of date"
@@ -197,7 +198,20 @@ def newer_code(root: Path, m: Measured, commit: str) -> list[str] | None:
     ``commit`` is not in this clone's history."""
     if _git(root, "cat-file", "-e", f"{commit}^{{commit}}") is None:
         return None
-    return (_git(root, "log", "--format=%h", f"{commit}..HEAD", "--", *m.measures) or "").split()
+    commits = (_git(root, "log", "--format=%h", f"{commit}..HEAD", "--", *m.measures) or "").split()
+    return [c for c in commits if _changes_more_than_comments(root, c, m.measures)]
+
+
+COMMENT_LINE = r"^[[:space:]]*#|^[[:space:]]+$"  # git matches it with REG_NEWLINE: no empty match
+"""A line that only comments (Python, YAML, Snakemake, Makefile), or a blank one: it runs nothing, so
+a commit that changes such lines alone leaves every measurement of the file as it was."""
+
+
+def _changes_more_than_comments(root: Path, commit: str, paths: tuple[str, ...]) -> bool:
+    """Whether ``commit`` changes ``paths`` in a line that is not a comment (a root commit: yes)."""
+    proc = subprocess.run(["git", "-C", str(root), "diff", "--quiet", f"--ignore-matching-lines={COMMENT_LINE}",
+                           f"{commit}^", commit, "--", *paths], capture_output=True, check=False)  # fmt: skip
+    return proc.returncode != 0
 
 
 def _blocks(text: str) -> list[str]:

@@ -87,7 +87,7 @@ def test_a_number_cited_from_a_current_file_passes(clone):
 def test_a_number_whose_file_is_older_than_its_code_fails_until_remeasured_or_marked(clone):
     commit = measured.read(clone / SMOKE)["commit"]
     with (clone / "scripts" / "ablation" / "train.py").open("a") as fh:
-        fh.write("\n# a change of the code the smoke reproduction measures\n")
+        fh.write("\nCHANGED = 1  # a change of the code the smoke reproduction measures\n")
     _commit_all(clone, "train.py changes after the measurement")
     found = _about_smoke(clone)
     assert len(found) == 1 and "older than the code it measures" in found[0], found
@@ -104,6 +104,24 @@ def test_a_number_whose_file_is_older_than_its_code_fails_until_remeasured_or_ma
     _commit_all(clone, "re-measured")
     found = _about_smoke(clone)
     assert len(found) == 1 and "no code it measures changed" in found[0], found
+
+
+def test_a_commit_that_changes_only_comment_lines_of_the_code_leaves_the_number_current(clone):
+    """A comment runs nothing: edited comment lines of the config and the package, and a new one,
+    leave the measurement current; a code line in the same kind of commit does not."""
+    config = clone / "config" / "smoke.yaml"
+    text = config.read_text()
+    first = next(line for line in text.splitlines() if line.lstrip().startswith("#"))
+    config.write_text(text.replace(first, first + " (reworded)", 1))
+    with (clone / "scripts" / "ablation" / "train.py").open("a") as fh:
+        fh.write("\n    # an indented comment of its own\n")
+    _commit_all(clone, "comments only")
+    assert _about_smoke(clone) == []
+    with (clone / "scripts" / "ablation" / "train.py").open("a") as fh:
+        fh.write("\n# a comment beside a code line\nCHANGED = 1\n")
+    _commit_all(clone, "a code line")
+    found = _about_smoke(clone)
+    assert len(found) == 1 and _git(clone, "log", "-1", "--format=%h") in found[0], found
 
 
 def test_a_cited_number_that_does_not_name_its_commit_fails(clone):
