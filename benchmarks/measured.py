@@ -79,6 +79,34 @@ _MAIN_PROCESS = ("workflow", "scripts/ablation/scheduling.py", "scripts/ablation
 _CI_TIME = ("benchmarks/probes/ci_time.py", "tests/conftest.py", "tests/workflow", "tests/tooling/test_install.py",
             "tests/tooling/test_bench.py", "scripts/ablation", "workflow")  # fmt: skip
 
+# The search for the new tasks' design: the pilot over variants of the fixed settings, each on the
+# config at its stamp's commit (benchmarks/probes/task_pilot_search/).
+_TASK_PILOT = ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)
+_BOTH = "--study length_reverse length_copy --jobs 2"
+_PILOT_SEARCH = (
+    ("vocab100_e50", f"{_BOTH} --seeds 0 1 --set 'task_settings={{\"vocab\": 100}}' epochs=50"),
+    ("lr01_e50", f"{_BOTH} --seeds 0 1 --set lr=0.01 warmup=5 epochs=50"),
+    ("width64_depth2_e50", f"{_BOTH} --seeds 0 1 --set d_model=64 ff=128 depth=2 epochs=50"),
+    ("lr01_e75", f"{_BOTH} --seeds 0 1 --set lr=0.01 warmup=5 epochs=75 --levels pos_enc=none,alibi,t5"),
+    ("n4000_b200_lr01_e75",
+     f"{_BOTH} --seeds 0 1 --set lr=0.01 warmup=5 epochs=75 n_train=4000 batch_size=200 --levels pos_enc=none,alibi"),
+    ("depth2_lr01_e110", f"{_BOTH} --seeds 0 1 --set lr=0.01 warmup=5 epochs=110 depth=2 --levels pos_enc=none,alibi"),
+    ("n5000_b200_lr01_e30",
+     f"{_BOTH} --seeds 0 1 --set lr=0.01 warmup=3 epochs=30 n_train=5000 batch_size=200 --levels pos_enc=none,alibi"),
+    ("n5000_lr01_e30",
+     f"{_BOTH} --seeds 0 1 --set lr=0.01 warmup=3 epochs=30 n_train=5000 batch_size=100 --levels pos_enc=none,alibi"),
+    ("n8000_lr01_e20",
+     f"{_BOTH} --seeds 0 1 --set lr=0.01 warmup=2 epochs=20 n_train=8000 batch_size=100 --levels pos_enc=none,alibi"),
+    ("n16000_lr01_e10",
+     f"{_BOTH} --seeds 0 1 --set lr=0.01 warmup=1 epochs=10 n_train=16000 batch_size=100 --levels pos_enc=none,alibi"),
+    ("n5000_lr01_e25", f"{_BOTH} --seeds 0 1 2 --set lr=0.01 warmup=3 epochs=25 n_train=5000 batch_size=100"),
+    ("n5000_lr01_e20", f"{_BOTH} --seeds 0 1 2 --set lr=0.01 warmup=2 epochs=20 n_train=5000 batch_size=100"),
+    # one run after another, one thread: the earlier design's seconds beside a candidate's, twice each
+    *((f"timing_design_{i}", "--study length_reverse --seeds 0 --levels pos_enc=none,rope") for i in (1, 2)),
+    *((f"timing_n5000_lr01_e25_{i}", "--study length_reverse --seeds 0 --set lr=0.01 warmup=3 epochs=25 n_train=5000 "
+       "batch_size=100 --levels pos_enc=none,rope") for i in (1, 2)),
+)  # fmt: skip
+
 MEASURED: tuple[Measured, ...] = (
     Measured("benchmarks/results.md", "python benchmarks/run.py", _HARNESS),
     Measured("benchmarks/results.json", "python benchmarks/run.py", _HARNESS),
@@ -125,19 +153,19 @@ MEASURED: tuple[Measured, ...] = (
              "python benchmarks/probes/decoder_cost.py --decoder length_copy --repeats 1 --out benchmarks/probes/decoder_cost_minibatch.md",
              ("benchmarks/probes/decoder_cost.py", "scripts/ablation/settings.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
     Measured("benchmarks/probes/length_pilot.md", "python benchmarks/probes/length_pilot.py --seeds 0 1 2",
-             ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
+             _TASK_PILOT),  # fmt: skip
     Measured("benchmarks/probes/task_pilot.md",
              "python benchmarks/probes/length_pilot.py --study length_reverse length_copy length --seeds 0 1 --jobs 2 "
              "--out benchmarks/probes/task_pilot.md",
-             ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
+             _TASK_PILOT),  # fmt: skip
     Measured("benchmarks/probes/task_pilot_budget.md",
              "python benchmarks/probes/length_pilot.py --study length_reverse length_copy --seeds 0 1 --jobs 2 "
              "--set depth=2 n_train=400 batch_size=null epochs=300 --out benchmarks/probes/task_pilot_budget.md",
-             ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
+             _TASK_PILOT),  # fmt: skip
     Measured("benchmarks/probes/task_pilot_larger.md",
              "python benchmarks/probes/length_pilot.py --study length_reverse length_copy --seeds 0 --jobs 2 "
              "--levels pos_enc=none,alibi,t5 --set depth=4 n_train=2000 epochs=100 --out benchmarks/probes/task_pilot_larger.md",
-             ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)),  # fmt: skip
+             _TASK_PILOT),  # fmt: skip
     Measured("benchmarks/probes/published_values.md", "python benchmarks/probes/published_values.py RESULTS_JSONL",
              ("benchmarks/probes/published_values.py",)),
     Measured("benchmarks/probes/published_values.json", "python benchmarks/probes/published_values.py RESULTS_JSONL",
@@ -154,6 +182,9 @@ MEASURED: tuple[Measured, ...] = (
     Measured("benchmarks/probes/ci_time.json", "python benchmarks/probes/ci_time.py", _CI_TIME),
     Measured("benchmarks/gpu.md", "python benchmarks/gpu_check.py",
              ("benchmarks/gpu_check.py", *_PROBE_TRAINING, "workflow")),  # fmt: skip
+    *(Measured(f"benchmarks/probes/task_pilot_search/{name}.md",
+               f"python benchmarks/probes/length_pilot.py {args} --out benchmarks/probes/task_pilot_search/{name}.md",
+               _TASK_PILOT) for name, args in _PILOT_SEARCH),  # fmt: skip
     Measured("tests/cluster/packing.md", "python tests/cluster/measure_packing.py", _PACKING),
     Measured("tests/cluster/packing.json", "python tests/cluster/measure_packing.py", _PACKING),
 )
