@@ -79,9 +79,10 @@ _MAIN_PROCESS = ("workflow", "scripts/ablation/scheduling.py", "scripts/ablation
 _CI_TIME = ("benchmarks/probes/ci_time.py", "tests/conftest.py", "tests/workflow", "tests/tooling/test_install.py",
             "tests/tooling/test_bench.py", "scripts/ablation", "workflow")  # fmt: skip
 
+# What a pilot of the length studies' design rests on: the pilot script, the tasks, the config it overrides.
+_TASK_PILOT = ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)
 # The search for the new tasks' design: the pilot over variants of the fixed settings, each on the
 # config at its stamp's commit (benchmarks/probes/task_pilot_search/).
-_TASK_PILOT = ("benchmarks/probes/length_pilot.py", "scripts/ablation/data.py", "config/config.yaml", *_PROBE_TRAINING)
 _BOTH = "--study length_reverse length_copy --jobs 2"
 _PILOT_SEARCH = (
     ("vocab100_e50", f"{_BOTH} --seeds 0 1 --set 'task_settings={{\"vocab\": 100}}' epochs=50"),
