@@ -86,15 +86,18 @@ def summary(rows: list[dict]) -> list[str]:
     return lines
 
 
-def load_studies(config: Path, names: list[str], seeds: list[int], overrides: list[str], levels: list[str] = ()) -> dict:
-    """The named studies of the config, with the given seeds, fixed settings overridden and factors
-    narrowed to the given levels."""
+def load_studies(config: Path, names: list[str], seeds: list[int], overrides: list[str], levels: list[str] = (),
+                 eval_lengths: list[int] = ()) -> dict:  # fmt: skip
+    """The named studies of the config, with the given seeds, fixed settings overridden, factors
+    narrowed to the given levels and, when given, test lengths [from, to]."""
     raw = C.load_yaml(config)
     for name in names:
         body = raw["studies"][name]
         body["fixed"] = body.get("fixed", {}) | {k: json.loads(v) for k, v in (item.split("=", 1) for item in overrides)}
         body["factors"] = body.get("factors", {}) | {k: v.split(",") for k, v in (item.split("=", 1) for item in levels)}
         body["seeds"] = seeds
+        if eval_lengths:
+            body["eval_lengths"] = {"from": eval_lengths[0], "to": eval_lengths[1]}
         body["claims"] = []  # the pilot trains and evaluates; it judges nothing
         body.pop("published", None)
     return {name: C.validate(raw).studies[name] for name in names}
@@ -138,9 +141,11 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="runs trained side by side, one thread each")
     ap.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE", help="override a fixed setting (JSON value)")
     ap.add_argument("--levels", nargs="*", default=[], metavar="FACTOR=A,B", help="train only these levels of a factor")
+    ap.add_argument("--eval-lengths", type=int, nargs=2, default=[], metavar=("FROM", "TO"),
+                    help="test lengths from FROM to TO instead of the study's")
     ap.add_argument("--out", type=Path, default=Path(__file__).with_suffix(".md"))
     args = ap.parse_args(argv)
-    load = (args.config, args.study, args.seeds, args.set, args.levels)
+    load = (args.config, args.study, args.seeds, args.set, args.levels, args.eval_lengths)
     studies = load_studies(*load)
     load_before = os.getloadavg()
     started = time.strftime("%Y-%m-%d %H:%M")
@@ -155,6 +160,7 @@ def main(argv=None) -> int:
                f"--seeds {' '.join(map(str, args.seeds))}" + (f" --jobs {args.jobs}" if args.jobs > 1 else "")
                + (f" --set {' '.join(args.set)}" if args.set else "")
                + (f" --levels {' '.join(args.levels)}" if args.levels else "")
+               + (f" --eval-lengths {args.eval_lengths[0]} {args.eval_lengths[1]}" if args.eval_lengths else "")
                + (f" --out {os.path.relpath(args.out, REPO)}" if args.out != Path(__file__).with_suffix(".md") else ""))  # fmt: skip
     text = [
         f"# {', '.join(args.study)}: trained and untrained lengths, per seed",

@@ -96,7 +96,10 @@ def build_model(s):
     problem = interface_problem(arch, s.arch, task, s.task, s.attn_mask)
     if problem:
         raise ValueError(f"{problem[0]}: {problem[1]}")
-    return arch.build(s, task, s.positions if s.positions is not None else trained_positions(s, task))
+    model = arch.build(s, task, s.positions if s.positions is not None else trained_positions(s, task))
+    if s.rope_fraction != 1.0 and hasattr(getattr(model, "pos_enc", None), "rotate_fraction"):  # others rotate nothing
+        model.pos_enc.rotate_fraction(s.rope_fraction)
+    return model
 
 
 def interface_problem(arch, arch_name: str, task, task_name: str, attn_mask: str) -> tuple[str, str] | None:

@@ -43,7 +43,9 @@ again, or for ``reverse`` the n tokens in reverse order) and an end-of-sequence 
 and the end token only. ``repeat_copy`` repeats one token n times, ``copy`` draws every token. To
 end on time the model must count, which is what a positional encoding has to carry to lengths it
 never saw. A run trains on lengths drawn uniformly from 1 to seq_len, its sequences padded to the
-longest; its test set at length n holds n_test sequences of exactly that length.
+longest; its test set at length n holds n_test sequences of exactly that length. With the task
+setting ``anchor`` (the paper's prompts open with a task word, "Copy:"), a constant token stands at
+position 0, before the prompt, and is never scored: a fixed point from which to count.
 """
 
 from __future__ import annotations
@@ -249,20 +251,29 @@ class CopyTask(Task):
     """Token ids in, the prompt's tokens back (this module's docstring): exact match of the answer
     and its end token, and the share of those tokens right, under greedy decoding."""
 
-    settings = {"vocab": {"type": "integer", "minimum": 1, "default": 10, "description": "content tokens to draw from"}}
+    settings = {
+        "vocab": {"type": "integer", "minimum": 1, "default": 10, "description": "content tokens to draw from"},
+        # the paper's prompts open with a constant task word ("Copy:", "Reverse:"): a fixed first token
+        # from which an encoding without absolute positions (none, alibi, t5) can count
+        "anchor": {"type": "boolean", "default": False, "left_out_at_default": True,
+                   "description": "a constant, unscored task token at position 0, before the prompt"},
+    }  # fmt: skip
     inputs, outputs = "tokens", "sequence"
     metrics = {
         "exact_match": Metric("test sequences"),  # every answer token and the end token right
         "token_accuracy": Metric("answer tokens"),  # of the answer and end tokens, the share right
     }
-    PAD, SEP, EOS = 0, 1, 2  # then the content tokens 3 .. 3 + vocab - 1
+    PAD, SEP, EOS = 0, 1, 2  # then the content tokens 3 .. 3 + vocab - 1, then the anchor (when used)
 
-    def __init__(self, vocab: int):
+    def __init__(self, vocab: int, anchor: bool = False):
         self.vocab = vocab
-        self.vocab_size = vocab + 3
+        self.anchor = int(anchor)  # positions before the prompt: 0 or 1
+        self.ANCHOR = vocab + 3  # after the content tokens: their draws stay those of a run without it
+        self.vocab_size = vocab + 3 + self.anchor
 
     def positions(self, n: int) -> int:
-        return 2 * n + 1  # prompt, separator, answer: the end token is predicted, never read
+        # anchor, prompt, separator, answer: the end token is predicted, never read
+        return self.anchor + 2 * n + 1
 
     def trained_lengths(self, s) -> list[int]:
         return list(range(1, s.seq_len + 1))
@@ -277,18 +288,20 @@ class CopyTask(Task):
 
     def sequences(self, rng: np.random.Generator, lengths: np.ndarray, width: int):
         """(inputs, targets) [len(lengths), width] int64 for prompts of ``lengths``, padded to ``width``:
-        input i holds token i of prompt, separator, answer, end; target i is token i + 1 where that is
-        an answer or the end token, else IGNORE."""
+        input i holds token i of (anchor,) prompt, separator, answer, end; target i is token i + 1
+        where that is an answer or the end token, else IGNORE."""
         import torch  # tensors are made here, not where the config reads the tasks' declarations
 
-        count = len(lengths)
+        count, a = len(lengths), self.anchor
         tokens = np.full((count, width + 1), self.PAD, dtype=np.int64)
         scored = np.zeros((count, width + 1), dtype=bool)
         prompts = self.prompts(rng, lengths)
+        if a:
+            tokens[:, 0] = self.ANCHOR
         for i, n in enumerate(lengths):
-            tokens[i, :n], tokens[i, n + 1 : 2 * n + 1] = prompts[i, :n], self.answer(prompts[i, :n])
-            tokens[i, n], tokens[i, 2 * n + 1] = self.SEP, self.EOS
-            scored[i, n + 1 : 2 * n + 2] = True
+            tokens[i, a : a + n], tokens[i, a + n + 1 : a + 2 * n + 1] = prompts[i, :n], self.answer(prompts[i, :n])
+            tokens[i, a + n], tokens[i, a + 2 * n + 1] = self.SEP, self.EOS
+            scored[i, a + n + 1 : a + 2 * n + 2] = True
         targets = np.where(scored[:, 1:], tokens[:, 1:], IGNORE)
         return torch.from_numpy(tokens[:, :-1].copy()), torch.from_numpy(targets)
 
@@ -315,7 +328,7 @@ class RepeatCopy(CopyTask):
     """One token repeated n times, copied (Kazemnejad et al. 2023, "Copy, one token repeated")."""
 
     def prompts(self, rng, lengths):
-        token = rng.integers(3, self.vocab_size, size=len(lengths))
+        token = rng.integers(3, 3 + self.vocab, size=len(lengths))
         return np.repeat(token[:, None], max(lengths), axis=1)
 
 
@@ -324,7 +337,7 @@ class Copy(CopyTask):
     """n tokens drawn independently, copied."""
 
     def prompts(self, rng, lengths):
-        return rng.integers(3, self.vocab_size, size=(len(lengths), max(lengths)))
+        return rng.integers(3, 3 + self.vocab, size=(len(lengths), max(lengths)))
 
 
 @task("reverse")

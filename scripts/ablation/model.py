@@ -155,12 +155,31 @@ class Rotary(NoPositionalEncoding):
         angles = torch.arange(T, dtype=torch.float64).unsqueeze(1) * inv_freq  # [T, dh/2]
         return angles.cos().float().repeat(1, 2), angles.sin().float().repeat(1, 2)
 
+    def rotate_fraction(self, fraction: float) -> None:
+        """Rotate only the first ``fraction`` of each head's dimensions (GPT-J's rotary_dim, in this
+        layout: a fixed permutation of GPT-J's interleaved pairs, which the learned projections absorb);
+        the rest pass unrotated."""
+        d_head = self.cos.shape[1]
+        rotated = 2 * round(fraction * d_head / 2)
+        if rotated < 2:
+            raise ValueError(f"rope_fraction {fraction:g} of a head dimension of {d_head} rotates no plane")
+        cos, sin = self.tables(len(self.cos), rotated)
+        self.register_buffer("cos", cos, persistent=False)  # [positions, rotated]
+        self.register_buffer("sin", sin, persistent=False)
+
     def rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:  # [B, H, T, dh]
-        T = q.shape[2]
+        T, r = q.shape[2], self.cos.shape[1]
         if T <= len(self.cos):
             cos, sin = self.cos[:T], self.sin[:T]
         else:
-            cos, sin = (t.to(q.device) for t in self.tables(T, q.shape[-1]))
+            cos, sin = (t.to(q.device) for t in self.tables(T, r))
+        if r < q.shape[-1]:  # a fraction rotated: the rest passes through
+            (q, q_pass), (k, k_pass) = q.split([r, q.shape[-1] - r], -1), k.split([r, k.shape[-1] - r], -1)
+            q, k = self._turn(q, k, cos, sin)
+            return torch.cat((q, q_pass), -1), torch.cat((k, k_pass), -1)
+        return self._turn(q, k, cos, sin)
+
+    def _turn(self, q, k, cos, sin) -> tuple[torch.Tensor, torch.Tensor]:
         return q * cos + self._rotate_half(q) * sin, k * cos + self._rotate_half(k) * sin
 
     @staticmethod

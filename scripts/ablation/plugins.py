@@ -145,7 +145,10 @@ def _task_settings(study: str, where: str, tasks: list, given: dict) -> dict:
     if len(tasks) > 1:
         return given
     declared = TASKS[tasks[0]].settings
-    values = {key: spec["default"] for key, spec in declared.items()} | given
+    # a setting added after runs existed is filled in only when given: at its default it is left out,
+    # so the runs trained before it keep their hashes
+    values = {key: spec["default"] for key, spec in declared.items() if not spec.get("left_out_at_default")} | given
+    values = {k: v for k, v in values.items() if not (declared[k].get("left_out_at_default") and v == declared[k]["default"])}
     return {k: float(v) if declared[k].get("type") == "number" and type(v) is int else v for k, v in values.items()}
 
 

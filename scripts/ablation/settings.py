@@ -46,7 +46,8 @@ def choices(name: str) -> tuple | None:
 # Settings that runs trained before them lack: at their defaults they are left out of a run's
 # settings (its hash, settings.json and metrics.csv), so those runs keep their hashes and files.
 # plugin_code is not a config setting: the config's validation sets it (ablation.plugins).
-LEFT_OUT_AT_DEFAULT = ("task", "task_settings", "positions", "plugin_code", "batch_size")
+LEFT_OUT_AT_DEFAULT = ("task", "task_settings", "positions", "plugin_code", "batch_size", "lr_decay", "weight_decay",
+                       "rope_fraction")  # fmt: skip
 
 
 def _make_class():
@@ -154,7 +155,7 @@ def canonical_json(s: "Settings") -> str:
     ``number`` settings as floats: the same runs give the same text whatever the config's key order."""
     values = s.as_dict()
     for name in _number_names():
-        if type(values[name]) is int:
+        if type(values.get(name)) is int:  # a setting left out at its default is absent
             values[name] = float(values[name])
     return json.dumps(values, sort_keys=True)
 

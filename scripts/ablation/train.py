@@ -34,6 +34,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from torch.optim.adam import adam
+from torch.optim.adamw import adamw
 
 from . import io, plugins, provenance
 from .architectures import build_model
@@ -124,16 +125,19 @@ def _norm(tensors: list) -> torch.Tensor:
 
 
 class Adam:
-    """Adam (Kingma & Ba) with torch's defaults: betas (0.9, 0.999), eps 1e-8, no weight decay.
+    """Adam (Kingma & Ba) with torch's defaults: betas (0.9, 0.999), eps 1e-8, no weight decay; with a
+    ``weight_decay`` above 0, AdamW (Loshchilov & Hutter: the decay decoupled from the gradient), as
+    torch.optim.AdamW(fused=True).
 
     torch.optim.Adam(fused=True) bit for bit (tests/unit/test_train.py), through torch's functional API
     with the same fused kernel. Not torch.optim.Adam itself: constructing one imports torch._dynamo,
     a cost every training job in its own process would pay (benchmarks/probes/adam_cost.py measures it).
     """
 
-    def __init__(self, params: list, betas: tuple = (0.9, 0.999), eps: float = 1e-8):
+    def __init__(self, params: list, betas: tuple = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.0):
         self.params = list(params)
         self.beta1, self.beta2, self.eps = betas[0], betas[1], eps
+        self.weight_decay = weight_decay
         self.exp_avgs = [torch.zeros_like(p, memory_format=torch.preserve_format) for p in self.params]
         self.exp_avg_sqs = [torch.zeros_like(p, memory_format=torch.preserve_format) for p in self.params]
         self.steps = [torch.zeros((), dtype=torch.float32, device=p.device) for p in self.params]
@@ -144,6 +148,13 @@ class Adam:
 
     @torch.no_grad()
     def step(self, lr: float) -> None:
+        if self.weight_decay:
+            adamw(
+                self.params, [p.grad for p in self.params], self.exp_avgs, self.exp_avg_sqs, [], self.steps,
+                fused=True, amsgrad=False, beta1=self.beta1, beta2=self.beta2, lr=lr,
+                weight_decay=self.weight_decay, eps=self.eps, maximize=False,
+            )  # fmt: skip
+            return
         adam(
             self.params, [p.grad for p in self.params], self.exp_avgs, self.exp_avg_sqs, [], self.steps,
             fused=True, amsgrad=False, beta1=self.beta1, beta2=self.beta2, lr=lr, weight_decay=0.0,
@@ -193,6 +204,16 @@ def test_counts(model: torch.nn.Module, task, X: torch.Tensor, y: torch.Tensor) 
     return counts, out
 
 
+def learning_rate(s: Settings, epoch: int) -> float:
+    """The rate of ``epoch``'s steps: a linear warm-up over ``warmup`` epochs, then constant, or with
+    ``lr_decay: linear`` falling linearly to 0 over the epochs after the warm-up (the rate of the last
+    epoch is lr / (epochs - warmup), its step count's share of the decay)."""
+    lr = s.lr * min(1.0, (epoch + 1) / s.warmup) if s.warmup else s.lr
+    if s.lr_decay == "linear" and epoch >= s.warmup:
+        lr = s.lr * (s.epochs - epoch) / (s.epochs - s.warmup)
+    return lr
+
+
 def train_run(settings: Settings, threads: int = 1, data: TaskData | None = None) -> RunResult:
     """Train one model as ``settings`` say and evaluate it; ``data`` overrides the task's data."""
     s = settings
@@ -213,7 +234,7 @@ def train_run(settings: Settings, threads: int = 1, data: TaskData | None = None
     model.train()
     params = list(model.parameters())
     blocks = list(model.blocks)
-    opt = Adam(params)
+    opt = Adam(params, weight_decay=s.weight_decay)
 
     # Per-epoch values stay tensors until the end (no host sync per step), except the loss check,
     # which is free on the CPU; on CUDA it is batched every `check_every` steps.
@@ -224,7 +245,7 @@ def train_run(settings: Settings, threads: int = 1, data: TaskData | None = None
     # the order of the training set in each epoch: its own stream, so model and data draws stay as they are
     shuffle = torch.Generator().manual_seed(s.seed) if s.batch_size else None
     for epoch in range(s.epochs):
-        lr = s.lr * min(1.0, (epoch + 1) / s.warmup) if s.warmup else s.lr  # linear warm-up
+        lr = learning_rate(s, epoch)
         if shuffle is None:  # one full-batch step
             batches = [slice(None)]
         else:
