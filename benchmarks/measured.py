@@ -106,6 +106,15 @@ _PILOT_SEARCH = (
     *((f"timing_design_{i}", "--study length_reverse --seeds 0 --levels pos_enc=none,rope") for i in (1, 2)),
     *((f"timing_n5000_lr01_e25_{i}", "--study length_reverse --seeds 0 --set lr=0.01 warmup=3 epochs=25 n_train=5000 "
        "batch_size=100 --levels pos_enc=none,rope") for i in (1, 2)),
+    # the paper's protocol: its task token at position 0 (anchor), then its schedule, then its lengths
+    ("anchor", f"{_BOTH} --seeds 0 1 --set 'task_settings={{\"anchor\": true}}' positions=34"),
+    ("anchor_schedule", f"{_BOTH} --seeds 0 1 --set 'task_settings={{\"anchor\": true}}' positions=34 "
+     "lr_decay='\"linear\"' weight_decay=0.05"),
+    ("length_anchor_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --set 'task_settings={\"anchor\": true}' seq_len=20 "
+     "positions=82 --eval-lengths 1 40"),
+    ("length_task_decoder_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --set 'task_settings={\"anchor\": true}' "
+     "seq_len=20 positions=82 depth=3 n_train=5000 batch_size=100 epochs=20 lr=0.01 warmup=2 'lr_decay=\"linear\"' "
+     "weight_decay=0.05 --eval-lengths 1 40"),
 )  # fmt: skip
 
 MEASURED: tuple[Measured, ...] = (
