@@ -1,9 +1,11 @@
 """Adaptive studies: more seeds, round by round, only where a claim is still open.
 
 A study with ``adaptive: {max_seeds, batch}`` first trains its ``seeds``. Each round then
-evaluates its claims with the anytime-valid rule of ``ablation.sequential`` (in the family's one
-procedure over its claims and scopes: ``evaluate``) and gives every claim that is still INCONCLUSIVE, and can still resolve within
-``max_seeds`` seeds, its next ``batch`` seeds, in exactly the cells it reads (its ``where`` and,
+evaluates its claims with a rule valid at every look the design can take (the betting e-processes of
+``ablation.sequential`` read at the round ends, or the mean's t-test with Bonferroni over the looks:
+``ablation.seedtests``; in the family's one procedure over its claims and scopes: ``evaluate``) and
+gives every claim that is still INCONCLUSIVE, and can still resolve within ``max_seeds`` seeds, its next
+``batch`` seeds, in exactly the cells it reads (its ``where`` and,
 for a comparison, the two levels it compares). A claim stops when it resolves with a verdict that survives leaving out any one seed
 (``resolved``; one that does not, ``fragile``, keeps getting seeds), when
 it has ``max_seeds`` seeds (``max_seeds``), or when even the most favourable further seeds could
@@ -69,7 +71,9 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
     A round decides a claim as the claims rule does (``verdicts.decided``), at its step of the family's
     one procedure over its claims and their scopes (``scope.family_steps``, Holm's step-down without
     scopes) on the p-values the seeds give so far (``p_family``: the adjusted p). Every p only falls
-    as seeds arrive (1 / the largest capital so far; a fixed-design grad_trend's p is that of the
+    as seeds arrive (1 / the largest capital so far; the mean's t-test: K times the smallest p at a
+    round end so far, while its assumption holds on the seeds -- where a later round breaks it, the
+    cell falls back to the share test and its p may rise; a fixed-design grad_trend's p is that of the
     first round's seeds), and an adjusted p only falls when any p of its family does, so a claim the
     rounds stop as resolved keeps its verdict in the claims table, whatever later rounds add. A
     family wider than the study (``family_size`` above the study's non-exact claims: ``stats.family:
@@ -103,7 +107,7 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
     holm, scope_steps = _family_positions(tested, scoped, family_size)
     for i, r in tested.items():
         if r is not None:  # no bounded statistic (grad_trend): no anytime-valid rule, no rounds
-            rows[i].update(inference="anytime-valid (betting e-process)", n_seeds=r.n, p_sup=r.p_sup, p_con=r.p_con,
+            rows[i].update(inference=inference(runs.claims[i], design_), n_seeds=r.n, p_sup=r.p_sup, p_con=r.p_con,
                            p_family=holm[i].adjusted, verdict=verdicts.decided(r.p_sup, r.p_con, holm[i], judge.alpha))  # fmt: skip
     # the claims still undecided share Holm's remaining steps: the next one is at alpha / their number
     # (Bonferroni over a family wider than the study: alpha / its size)
@@ -124,6 +128,15 @@ def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dic
         if i in scoped:  # no scope summary: its universes are not judged
             rows[i].update(_scope_round(claim, scoped[i], judge, holm[i], scope_steps[i]))
     return rows
+
+
+def inference(claim, design_: dict) -> str:
+    """How a round judges a claim with rounds, in words: valid at every look the design can take."""
+    if claim.estimand == "mean" and claim.test == "t":
+        k = verdicts.looks_of(design_, []).count
+        return (f"t-test at the round ends, Bonferroni over the design's {k} looks (its assumption checked; where it "
+                "fails, the share of seeds by the betting e-process)")  # fmt: skip
+    return "anytime-valid (betting e-process, read at the round ends)"
 
 
 def _scope_round(claim, tested: list, judge: Judge, step: HolmStep, scope_step: HolmStep) -> dict:

@@ -33,13 +33,14 @@ from .outputs import ROBUST
 from .seed_units import StudyRuns
 from .verdicts import (
     SEEDS_TO_DECIDE_LIMIT, HolmStep, Judge, Result, bounds, certificate, claim_test, decided, direction, futility,
-    robustness, seeds_to_decide, verdict_alone,
+    looks_of, robustness, seeds_to_decide, test_words, verdict_alone,
 )  # fmt: skip
 
 CLAIM_COLUMNS = [
     "id", "statement", "source", "kind", "cells", "estimand", "verdict", "estimate", "ci_lo", "ci_hi", "share",
     "share_lo", "share_hi", "n", "p_value", "p_holm", "family", "robustness", "verdict_without_diverged",
     "evidence", "rule", "detail", "sentence", "scope", "scope_p", "scope_detail",
+    "registered", "changed_after_runs", "verdict_registered",
 ]  # fmt: skip
 
 
@@ -145,15 +146,10 @@ def _row(judged: Judged, step: HolmStep, judge: Judge) -> dict:
 EXACT_TEXT = "exact by construction, checked on every run: each run's twin certificate (no twin pair predicted differently)"
 
 
-def test_name(claim: Claim, sequential_rule: bool) -> str:
-    """The test a claim's seeds are put to, in words."""
-    share = f"share > {claim.share:g}"
-    if claim.estimand == "mean":
-        return "mean over seeds, betting e-process (anytime-valid), p = 1 / largest capital"
-    if sequential_rule:
-        return f"{share}, betting e-process on the seeds' outcomes (anytime-valid), p = 1 / largest capital"
-    ties = any(part.condition.ties for part in claim.parts)
-    return f"{share}, exact binomial test over seeds" + (" that changed (the sign test, ties left out)" if ties else "")
+def test_name(claim: Claim, sequential_rule: bool, design: dict | None = None) -> str:
+    """The test a claim's seeds are put to, in words (``design``: an adaptive study's, whose looks
+    the mean's t-test pays Bonferroni over)."""
+    return test_words(claim, sequential_rule, looks_of(design, []) if sequential_rule else None)
 
 
 def procedure_words(step: HolmStep) -> str:
@@ -171,7 +167,8 @@ def _evidence_columns(runs: StudyRuns, claim: Claim, r: Result, step: HolmStep, 
     ev, cell = r.evidence[r.deciding], r.cells[r.deciding][0]
     p = min(r.p_sup, r.p_con)
     towards = direction(r.p_sup, r.p_con) or "neither verdict (equal p-values)"
-    evidence = (f"{cell.label}: {'; '.join(e.words for e in ev)}; {test_name(claim, r.sequential)}: p = {p:.3g} for "
+    tests = "; ".join(dict.fromkeys(e.test for e in ev))  # the deciding cell's test (the t-test: its check)
+    evidence = (f"{cell.label}: {'; '.join(e.words for e in ev)}; {tests}: p = {p:.3g} for "
                 f"{towards}, {procedure_words(step)} ({judge.family_name(runs.name)}): {step.adjusted:.3g} vs alpha "
                 f"{alpha:g}")  # fmt: skip
     if r.n < 2:
@@ -180,10 +177,7 @@ def _evidence_columns(runs: StudyRuns, claim: Claim, r: Result, step: HolmStep, 
         stopped, stop = futility(claim, runs, r, judge, step)
         evidence += f". No more seeds: {stop}" if stopped else _what_would_decide(claim, r, step, alpha)
         evidence += f" ({stop})" if stop and not stopped else ""
-    lo, hi = np.nan, np.nan
-    if claim.estimand == "mean" and claim.sequential and cell.n:
-        cs_lo, cs_hi = sequential.confidence_sequence(cell.lo[cell.known()], bounds(claim, claim.parts[0]), 1 - judge.confidence)
-        lo, hi = float(cs_lo[-1]), float(cs_hi[-1])
+    lo, hi = _mean_interval(claim, r, ev[0], cell, judge.confidence)
     share_lo, share_hi = _share_ci(ev[0].met, ev[0].n, judge.confidence)
     others = " | ".join(f"{parts[0].label}: " + "; ".join(e.words for e in evs) for parts, evs in zip(r.cells, r.evidence))
     cells = "every cell must pass" if claim.cells == "every" else "on the mean over cells within each seed"
@@ -193,9 +187,27 @@ def _evidence_columns(runs: StudyRuns, claim: Claim, r: Result, step: HolmStep, 
     return dict(estimate=ev[0].mean, ci_lo=lo, ci_hi=hi, share=ev[0].met / ev[0].n if ev[0].n else np.nan, sentence=sentence,
                 share_lo=share_lo, share_hi=share_hi, n=r.n, p_value=p, p_holm=step.adjusted,
                 family=judge.family_name(runs.name), evidence=evidence,
-                rule=(f"{claim.rule()}; {test_name(claim, r.sequential)}; {cells}; decisive when the p survives Holm "
+                rule=(f"{claim.rule()}; {test_name(claim, r.sequential, r.design)}; {cells}; decisive when the p survives Holm "
                       f"over its family at alpha {alpha:g}"),
                 detail=f"{r.desc}. {others}")  # fmt: skip
+
+
+def _mean_interval(claim: Claim, r: Result, ev, cell, confidence: float) -> tuple[float, float]:
+    """The deciding cell's interval for the mean (estimand mean): the t-interval where its t-test was
+    used (an adaptive study: at 1 - (1 - confidence) / K, Bonferroni over its K looks), the betting
+    confidence sequence for ``test: betting``; NaN otherwise (the share columns carry the share)."""
+    if claim.estimand != "mean" or not cell.n:
+        return np.nan, np.nan
+    x = cell.lo[cell.known()]
+    if claim.test == "betting" and claim.sequential and len(x):
+        cs_lo, cs_hi = sequential.confidence_sequence(x, bounds(claim, claim.parts[0]), 1 - confidence)
+        return float(cs_lo[-1]), float(cs_hi[-1])
+    if not ev.t_held:
+        return np.nan, np.nan
+    looks = looks_of(r.design, []) if r.sequential else None
+    level = 1 - (1 - confidence) / (looks.count if looks is not None else 1)
+    lo, hi = scipy_stats.t.interval(level, len(x) - 1, loc=float(np.mean(x)), scale=float(scipy_stats.sem(x)))
+    return float(lo), float(hi)
 
 
 def _what_would_decide(claim: Claim, r: Result, step: HolmStep, alpha: float) -> str:
@@ -233,6 +245,8 @@ def main(argv=None) -> int:
     ap.add_argument("--evaluations", nargs="*", type=Path, default=[], help="evaluations.csv of each study (or none)")
     ap.add_argument("--scope", action="append", default=[], metavar="STUDY=DIR",
                     help="a study's scope runs: DIR holds their summary.csv, init_grads.csv and evaluations.csv")
+    ap.add_argument("--registration", action="append", default=[], metavar="STUDY=FILE",
+                    help="a study's registration: its claims as they were before its runs (ablation.registration)")
     ap.add_argument("--study", required=True, help="the study whose rows to write")
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--scope-out", type=Path, help="the study's scope table (scope.SCOPE_COLUMNS)")
@@ -261,6 +275,9 @@ def main(argv=None) -> int:
         studies.append(StudyRuns(name, table, tuple(factors), analyze.read_table(grads, factors), own.get("adaptive"),
                                  tuple(claims), evaluations, scope_runs))  # fmt: skip
     table, scope_table, seeds_table = evaluate_all(studies, spec["stats"])
+    from . import registration  # noqa: PLC0415 (the registered claims are judged by evaluate_all too)
+
+    table = registration.annotate(table, studies, spec, dict(i.split("=", 1) for i in args.registration), evaluate_all)
     mine = table[table["study"] == args.study]
     io.write_dataframe(args.out, mine[CLAIM_COLUMNS])
     if args.scope_out is not None:

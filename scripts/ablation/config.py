@@ -472,6 +472,8 @@ def check_claims(claims: list, factors, columns, study: str | None = None, conte
             raise ConfigError(f"{where}'exact' needs kind at_value with target 0.5 (the twin certificate proves chance exactly)")
         if claim.estimand == "mean" and not all(part.bounded for part in claim.parts):
             raise ConfigError(f"{where}estimand mean is not for kind {claim.kind.name} (slopes have no bound); use share")
+        if "test" in raw and claim.estimand != "mean":
+            raise ConfigError(f"{where}test: {raw['test']} is a test of the mean; set estimand: mean, or drop test")
         task_metrics = list(dict.fromkeys(m for task in data.TASKS.values() for m in task.metrics))
         if claim.evaluated and claim.metric not in task_metrics:
             raise ConfigError(f"{where}metric: {claim.metric!r} is not one of {', '.join(RUN_METRICS)} nor a metric a task "
@@ -544,7 +546,6 @@ def _check_evaluated(claim: kinds.Claim, where: str, factors, base: dict, eval_l
         evaluated |= set(data.task_of(settings.Settings(**(base | {"seq_len": seq_len}))).trained_lengths(
             settings.Settings(**(base | {"seq_len": seq_len}))))  # fmt: skip
     _check_throughout(f"{where}lengths", lo, hi, evaluated)
-
 
 
 def _build_claim(raw: dict, definitions: dict) -> kinds.Claim:

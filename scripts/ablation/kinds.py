@@ -149,8 +149,10 @@ class ClaimKind:
         return False
 
     def describe(self) -> str:
-        """The kind in one line: its docstring's first line."""
-        return (self.__doc__ or "").strip().splitlines()[0]
+        """The kind in one line: its docstring's first line, or its name for a kind without one (a
+        class does not inherit its base's docstring)."""
+        lines = (self.__doc__ or "").strip().splitlines()
+        return lines[0] if lines else f"the claim kind {self.name!r} (its class has no docstring)"
 
     def __eq__(self, other) -> bool:  # a kind is stateless: its class is its identity
         return type(self) is type(other)
@@ -255,34 +257,51 @@ class Comparison(ClaimKind):
         return self.tie_words
 
 
-@claim_kind("equivalent")
-class Equivalent(Comparison):
-    """a seed's difference levels[1] - levels[0] lies inside +- margin."""
+class MarginComparison(Comparison):
+    """A comparison whose seed meets the claim when its difference lies in a band the ``margin`` sets:
+    a subclass gives the band (``band``) and the rule's words for it (``rule_words``)."""
 
     keys = Comparison.keys | {"margin": MARGIN}
-    tie_words = "a tie lies within the margin"
+
+    def band(self, margin: float) -> tuple[float, float, str]:
+        """(low, high, what a seed that meets it did) for ``margin``."""
+        raise NotImplementedError
+
+    def rule_words(self, margin) -> str:
+        """'lies within ±0.02': what a seed's difference does when it meets the claim."""
+        raise NotImplementedError
 
     def condition(self, claim):
-        m = claim.keys["margin"]
-        return Condition(-m, m, f"differed by at most ±{pp(m)}")
+        return Condition(*self.band(claim.keys["margin"]))
 
     def rule(self, claim):
-        return f"a seed meets the claim when its difference lies within ±{claim.keys['margin']}; {self.ties_rule(claim)}"
+        return f"a seed meets the claim when its difference {self.rule_words(claim.keys['margin'])}; {self.ties_rule(claim)}"
+
+
+@claim_kind("equivalent")
+class Equivalent(MarginComparison):
+    """a seed's difference levels[1] - levels[0] lies inside +- margin."""
+
+    tie_words = "a tie lies within the margin"
+
+    def band(self, margin):
+        return -margin, margin, f"differed by at most ±{pp(margin)}"
+
+    def rule_words(self, margin):
+        return f"lies within ±{margin}"
 
 
 @claim_kind("not_worse")
-class NotWorse(Comparison):
+class NotWorse(MarginComparison):
     """a seed's difference levels[1] - levels[0] is at least -margin."""
 
-    keys = Comparison.keys | {"margin": MARGIN}
     tie_words = "a tie is not worse"
 
-    def condition(self, claim):
-        m = claim.keys["margin"]
-        return Condition(-m, np.inf, f"lost at most {pp(m)}")
+    def band(self, margin):
+        return -margin, np.inf, f"lost at most {pp(margin)}"
 
-    def rule(self, claim):
-        return f"a seed meets the claim when its difference is at least -{claim.keys['margin']}; {self.ties_rule(claim)}"
+    def rule_words(self, margin):
+        return f"is at least -{margin}"
 
 
 @claim_kind("better")
@@ -344,10 +363,12 @@ class Claim:
     metric: str | None = "test_acc"
     cells: str = "every"
     estimand: str = "share"
+    test: str = "t"  # the mean's test (estimand mean): t, its assumption checked, or betting
     share: float = 0.5
     exact: bool = False
     lengths: tuple | None = None  # (from, to), inclusive, for a metric of the task; None: each run's trained lengths
     robust_over: Mapping = field(default_factory=dict)  # setting -> its levels: the universes of the claim's scope
+    undecidable_ok: str = ""  # why the plan may accept seeds that cannot reach both verdicts ("": it refuses them)
     raw: Mapping = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
@@ -392,7 +413,8 @@ class Claim:
 
     @property
     def sequential(self) -> bool:
-        """Whether a betting e-process can judge the claim in adaptive rounds: one condition on bounded
+        """Whether the claim can be judged in adaptive rounds (by a test valid at the design's looks:
+        the betting e-process, or the t-test with Bonferroni over the looks): one condition on bounded
         values of the runs' own metrics (evaluations come after the rounds' training)."""
         parts = self.parts
         return len(parts) == 1 and parts[0].bounded and not self.evaluated
@@ -401,8 +423,9 @@ class Claim:
         return self.kind.rule(self)
 
     def universes(self) -> list[dict]:
-        """Every combination of the ``robust_over`` levels, in the order the config lists them ({} when
-        the claim has no scope)."""
+        """Every combination of the ``robust_over`` levels ({setting: level}, one dict per universe,
+        the study's own among them), in the order the config lists them; [] when the claim has no
+        scope."""
         out = [{}]
         for setting, levels in self.robust_over.items():
             out = [u | {setting: level} for u in out for level in levels]

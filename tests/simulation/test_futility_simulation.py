@@ -7,9 +7,9 @@ the most favourable value per verdict; this simulation checks that shortcut agai
 Many partial seed sequences (n < max_seeds seeds, drawn from ties-heavy, all-tied, unimodal,
 bound-touching and mixture distributions) are put into summaries and ``seed_units.StudyRuns`` with
 an adaptive ``design``; for each, ``reachable`` is asked at a level, and every continuation of the
-remaining seeds over a grid of values is judged by the sequential rule (the e-process,
-``verdicts.p_values`` on the cell's seeds and the continuation; its p only falls as seeds arrive, so
-p at max_seeds is the smallest along the way):
+remaining seeds over a grid of values is judged by the sequential rule (the e-process read at the
+design's round ends, ``verdicts.p_values`` on the cell's seeds and the continuation; its p only falls
+as seeds arrive, so p at max_seeds is the smallest along the way):
 
 - a 0/1 metric (``converged``): each further seed's difference in {-1, 0, 1} (or value in {0, 1}),
   every sequence, for up to 8 remaining seeds;
@@ -166,13 +166,15 @@ def continuations(grid, r: int) -> np.ndarray:
     return np.array(list(itertools.product(grid, repeat=r)), dtype=float).reshape(-1, r)
 
 
-def best_p(c, cell: seed_units.Cell, grid, r: int) -> float:
+def best_p(c, cell: seed_units.Cell, grid, r: int, design: dict) -> float:
     """The smallest min(p_sup, p_con) any continuation of r further seeds reaches: the sequential
-    rule (``verdicts.p_values``, the e-process) on the cell's seeds followed by the continuation."""
+    rule (``verdicts.p_values``, the e-process read at the design's round ends) on the cell's seeds
+    followed by the continuation."""
     more = continuations(grid, r)
     lo = np.concatenate([np.broadcast_to(cell.lo, (len(more), cell.n)), more], axis=1)
     hi = np.concatenate([np.broadcast_to(cell.hi, (len(more), cell.n)), more], axis=1)
-    p_sup, p_con = verdicts.p_values(c, c.parts[0], lo, hi, cell.step, True, ALPHA)
+    looks = verdicts.looks_of(design, np.arange(cell.n + r))
+    p_sup, p_con = verdicts.p_values(c, c.parts[0], lo, hi, cell.step, True, ALPHA, looks)
     return float(np.minimum(p_sup, p_con).min())
 
 
@@ -194,7 +196,7 @@ def test_futility_never_stops_a_cell_its_remaining_seeds_could_decide(name, c, d
                                                                   "batch": 5}, (c,))  # fmt: skip
         (cell,), = seed_units.claim_cells(c, runs, JUDGE.cfg)[0]
         assert cell.n == n
-        best = best_p(c, cell, grid, max_seeds - n)
+        best = best_p(c, cell, grid, max_seeds - n, runs.design)
         for level in LEVELS_TESTED:
             says = verdicts.reachable(c, runs, JUDGE, level)
             where = (name, family, values.tolist(), diverged.tolist(), max_seeds, level, best)
@@ -225,7 +227,7 @@ def test_futility_stops_cells_no_seeds_could_decide():
                                                                   "batch": 5}, (c,))  # fmt: skip
         (cell,), = seed_units.claim_cells(c, runs, JUDGE.cfg)[0]
         says = verdicts.reachable(c, runs, JUDGE, ALPHA)
-        best = best_p(c, cell, (-1.0, 0.0, 1.0), left)
+        best = best_p(c, cell, (-1.0, 0.0, 1.0), left, runs.design)
         rows.append((c.keys["ties"], left, says, best))
         assert says == want, (c.keys["ties"], left, best)
         assert says == (best <= ALPHA), (c.keys["ties"], left, best)

@@ -24,6 +24,10 @@ PROBE_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "probes" / "na
 _spec = importlib.util.spec_from_file_location("naive_rounds", PROBE_PATH)
 probe = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(probe)
+_probe_claim = probe.claim
+# the probe asks about the betting e-process of the mean: its claims name that test (the mean's default, the
+# t-test, is simulated in tests/simulation/test_mean_test_simulation.py)
+probe.claim = lambda kind, **keys: _probe_claim(kind, **({"test": "betting"} | keys))
 MEAN_BOUNDS, PAIRED_BOUNDS = (0.0, 1.0), (-1.0, 1.0)
 
 

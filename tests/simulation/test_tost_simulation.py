@@ -1,8 +1,9 @@
-"""The mean test of a two-sided band (two one-sided tests) and of a one-sided one keep alpha, by
-simulation, and what the mean test costs in seeds.
+"""The betting mean test of a two-sided band (two one-sided tests) and of a one-sided one keep alpha, by
+simulation, and what the betting mean test costs in seeds. (The default mean test, the t-test with its
+assumption checked: tests/simulation/test_mean_test_simulation.py.)
 
-``estimand: mean`` on ``equivalent`` puts the mean paired difference over seeds to the betting
-e-process of ``seedtests.mean_p``: SUPPORTED is "-margin < mean < +margin", the larger of the two
+``estimand: mean`` with ``test: betting`` on ``equivalent`` puts the mean paired difference over seeds to
+the betting e-process of ``seedtests.mean_p``: SUPPORTED is "-margin < mean < +margin", the larger of the two
 one-sided p-values (a TOST: both sides must hold); CONTRADICTED is "mean outside the band",
 Bonferroni over the two sides. On ``not_worse`` it is one of them: SUPPORTED "mean > -margin",
 CONTRADICTED "mean < -margin". Per-seed differences are bounded in [-1, 1] on the grid k / 300.
@@ -13,7 +14,8 @@ distributions, each with the exact mean asked for: unimodal on the grid (Binomia
 bound-touching (mass at 0 -- both levels at 1.0 -- and at the extremes +-1 -- one level at 1.0, the
 other at 0 -- or at the extremes alone) and mixtures (each level independently learns, at or a few
 examples below 1.0, or fails at chance). Over 5, 10 and 20 seeds (the fixed design) and rounds
-5/10/15/20 stopping at the first decisive look (the adaptive rule); margins 0.02 and 0.1. The
+5/10/15/20 stopping at the first decisive look (the adaptive rule: a look after every seed, each
+seed a round of its own); margins 0.02 and 0.1. The fixed design looks once, after its seeds. The
 p-values are the pipeline's (``verdicts.p_values`` on claims built by ``ablation.config.check_claims``),
 the verdicts ``verdicts.decided``; each wrong verdict's rate is asserted at most alpha + 3 Monte-Carlo
 standard errors. ``test_seeds_the_mean_test_needs_when_every_seed_ties`` prints the price of the mean
@@ -51,7 +53,7 @@ def limit(sims: int) -> float:
 
 def build(kind: str, margin: float):
     raw = {"id": f"c-{kind}", "statement": f"a {kind} claim", "source": "simulation", "kind": kind, "factor": "norm",
-           "levels": LEVELS, "margin": margin, "estimand": "mean"}  # fmt: skip
+           "levels": LEVELS, "margin": margin, "estimand": "mean", "test": "betting"}  # fmt: skip
     return ablation_config.check_claims([raw], FACTORS, ["run_id", "test_acc", "test_total", "status"])[0]
 
 

@@ -13,10 +13,11 @@ tie rule: with ties counted (the default) a seed meets it when its difference is
 among the non-improvements, so the null is P(difference > 0) = 1/2 exactly; with ``ties: exclude``
 it is the sign test over the seeds that changed, the null P(improve | changed) = 1/2.
 
-The rules run vectorised over the simulations: the share rule on the claims module's own per-seed
-conditions (``claims.conditions``) and ``seedtests.share_p``, the anytime-valid rules (estimand mean,
-adaptive rounds) on ``sequential.directional_p`` as ``seedtests.mean_p`` and
-``share_p_sequential`` combine it, so one path over 40 seeds gives the p after every seed.
+The rules run vectorised over the simulations, each the claims table's own (``verdicts.p_values``): the
+share rule (the exact test), the betting e-processes (estimand mean with ``test: betting``; adaptive
+rounds, read at the round ends of the design's ``seedtests.Looks``) on ``sequential.directional_p`` as
+``seedtests.mean_p`` and ``share_p_sequential`` combine it. (The mean's default test, the t-test with
+its assumption checked: tests/simulation/test_mean_test_simulation.py.)
 ``test_the_simulated_rules_are_the_claims_rules`` checks, on summaries built from simulated seeds,
 that ``verdicts.claim_test`` gives the same p-values. Run with ``-s`` for the table of measured rates.
 """
@@ -261,11 +262,18 @@ def draw(rng, sampler, diverged: float, size):
 # --------------------------------------------------------------------------- the rules, vectorised
 
 
-def share_rule(c: kinds.Claim, lo: np.ndarray, hi: np.ndarray, sequential: bool = False):
+def share_rule(c: kinds.Claim, lo: np.ndarray, hi: np.ndarray, sequential: bool = False, looks=None):
     """(p_sup, p_con) per simulated cell on all its seeds (seeds on the last axis): the claims table's
     own test (``verdicts.p_values``: the exact share test, or with ``sequential`` the e-process an
-    adaptive study uses)."""
-    return verdicts.p_values(c, c.parts[0], lo, hi, 1 / GRID, sequential, ALPHA)
+    adaptive study uses, read at the round ends of ``looks``)."""
+    return verdicts.p_values(c, c.parts[0], lo, hi, 1 / GRID, sequential, ALPHA, looks)
+
+
+def looks_at(schedule: list[int], n: int) -> seedtests.Looks:
+    """The looks of an adaptive design whose rounds end at ``schedule`` (its seeds, then its batch a
+    round to max_seeds), on its first ``n`` seeds: what ``verdicts.looks_of`` gives the claims table."""
+    batch = schedule[1] - schedule[0] if len(schedule) > 1 else 1
+    return seedtests.Looks.schedule(schedule[0], batch, schedule[-1], n)
 
 
 def over_cells(p_sup, p_con):
@@ -414,65 +422,66 @@ def learners_with_mean(mu: float):
 # (name, claim, sampler): the mean over seeds exactly on the claim's boundary
 MEAN_NULLS = {
     "at_least": [
-        ("binomial: Binomial(300, 0.9) / 300", claim("at_least", threshold=0.9, estimand="mean"),
+        ("binomial: Binomial(300, 0.9) / 300", claim("at_least", threshold=0.9, estimand="mean", test="betting"),
          lambda rng, s: rng.binomial(GRID, 0.9, s)),
-        ("bound: 80 % exactly 1.0, 20 % exactly 0.5", claim("at_least", threshold=0.9, estimand="mean"),
+        ("bound: 80 % exactly 1.0, 20 % exactly 0.5", claim("at_least", threshold=0.9, estimand="mean", test="betting"),
          lambda rng, s: mix(rng, s, 0.2, fixed(GRID // 2), fixed(GRID))),
-        *[(f"mixture: {f:.0%} fail at chance, the rest near 1.0", claim("at_least", threshold=0.9, estimand="mean"),
+        *[(f"mixture: {f:.0%} fail at chance, the rest near 1.0", claim("at_least", threshold=0.9, estimand="mean", test="betting"),
            lambda rng, s, f=f: mix(rng, s, f, chance, learners_with_mean((0.9 - f / 2) / (1 - f)))) for f in (0.05, 0.1)],
-        ("bound: 50 % exactly 1.0, 50 % exactly 0.5, threshold 0.75", claim("at_least", threshold=0.75, estimand="mean"),
+        ("bound: 50 % exactly 1.0, 50 % exactly 0.5, threshold 0.75", claim("at_least", threshold=0.75, estimand="mean", test="betting"),
          lambda rng, s: mix(rng, s, 0.5, fixed(GRID // 2), fixed(GRID))),
-        ("bound: every seed exactly 1.0, threshold 1.0", claim("at_least", threshold=1.0, estimand="mean"),
+        ("bound: every seed exactly 1.0, threshold 1.0", claim("at_least", threshold=1.0, estimand="mean", test="betting"),
          fixed(GRID)),
     ],
     "at_value": [  # on the band's top
-        ("binomial: Binomial(300, 0.55) / 300", claim("at_value", target=0.5, tolerance=0.05, estimand="mean"),
+        ("binomial: Binomial(300, 0.55) / 300", claim("at_value", target=0.5, tolerance=0.05, estimand="mean", test="betting"),
          lambda rng, s: rng.binomial(GRID, 0.55, s)),
-        ("bound: 90 % exactly 0.5, 10 % exactly 1.0", claim("at_value", target=0.5, tolerance=0.05, estimand="mean"),
+        ("bound: 90 % exactly 0.5, 10 % exactly 1.0", claim("at_value", target=0.5, tolerance=0.05, estimand="mean", test="betting"),
          lambda rng, s: mix(rng, s, 0.1, fixed(GRID), fixed(GRID // 2))),
-        ("mixture: 80 % exactly 0.5, 20 % half-learn at 0.75", claim("at_value", target=0.5, tolerance=0.05, estimand="mean"),
+        ("mixture: 80 % exactly 0.5, 20 % half-learn at 0.75", claim("at_value", target=0.5, tolerance=0.05, estimand="mean", test="betting"),
          lambda rng, s: mix(rng, s, 0.2, lambda r, z: r.binomial(GRID, 0.75, z), fixed(GRID // 2))),
-        ("bound: 50 % exactly 0.5, 50 % exactly 1.0, band 0.5 ± 0.25", claim("at_value", target=0.5, tolerance=0.25, estimand="mean"),
+        ("bound: 50 % exactly 0.5, 50 % exactly 1.0, band 0.5 ± 0.25", claim("at_value", target=0.5, tolerance=0.25, estimand="mean", test="betting"),
          lambda rng, s: mix(rng, s, 0.5, fixed(GRID), fixed(GRID // 2))),
     ],
     "not_worse": [  # -margin, -0.1
-        ("binomial: Binomial(300, 0.85) - Binomial(300, 0.95)", claim("not_worse", margin=0.1, estimand="mean"),
+        ("binomial: Binomial(300, 0.85) - Binomial(300, 0.95)", claim("not_worse", margin=0.1, estimand="mean", test="betting"),
          binomial_diff(GRID, 0.95, GRID, 0.85)),
-        ("bound: 80 % tied at 1.0, 20 % the other level exactly 0.5", claim("not_worse", margin=0.1, estimand="mean"),
+        ("bound: 80 % tied at 1.0, 20 % the other level exactly 0.5", claim("not_worse", margin=0.1, estimand="mean", test="betting"),
          lambda rng, s: mix(rng, s, 0.2, fixed(-GRID // 2), fixed(0))),
-        ("mixture: the other level fails at chance in 10 %", claim("not_worse", margin=0.1, estimand="mean"),
+        ("mixture: the other level fails at chance in 10 %", claim("not_worse", margin=0.1, estimand="mean", test="betting"),
          lambda rng, s: mix(rng, s, 0.1, lambda r, z: chance(r, z) - GRID,
                             lambda r, z: learners_with_mean(1 - 0.05 / 0.9)(r, z) - GRID)),
     ],
     "equivalent": [  # +margin, 0.02
-        ("binomial: Binomial(60, 0.6) - 30 (mean 6 / 300)", claim("equivalent", margin=0.02, estimand="mean"),
+        ("binomial: Binomial(60, 0.6) - 30 (mean 6 / 300)", claim("equivalent", margin=0.02, estimand="mean", test="betting"),
          lambda rng, s: rng.binomial(60, 0.6, s) - 30),
-        ("bound: 96 % tied at 1.0, 4 % the baseline exactly 0.5", claim("equivalent", margin=0.02, estimand="mean"),
+        ("bound: 96 % tied at 1.0, 4 % the baseline exactly 0.5", claim("equivalent", margin=0.02, estimand="mean", test="betting"),
          lambda rng, s: mix(rng, s, 0.04, fixed(GRID // 2), fixed(0))),
     ],
     "better": [  # 0
-        ("binomial: Binomial(40, 1/2) - 20", claim("better", estimand="mean"), lambda rng, s: rng.binomial(40, 0.5, s) - 20),
-        ("bound: 60 % tied at 1.0, 20 % +0.5, 20 % -0.5", claim("better", estimand="mean"),
+        ("binomial: Binomial(40, 1/2) - 20", claim("better", estimand="mean", test="betting"), lambda rng, s: rng.binomial(40, 0.5, s) - 20),
+        ("bound: 60 % tied at 1.0, 20 % +0.5, 20 % -0.5", claim("better", estimand="mean", test="betting"),
          lambda rng, s: mix(rng, s, 0.4, lambda r, z: sign(r, z, GRID // 2), fixed(0))),
-        ("mixture: each level fails at chance in 10 %", claim("better", estimand="mean"),
+        ("mixture: each level fails at chance in 10 %", claim("better", estimand="mean", test="betting"),
          lambda rng, s: exchangeable(rng, s, 0.1)),
     ],
 }  # fmt: skip
 
 
-def mean_rule(c: kinds.Claim, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(p_sup, p_con) on all the seeds (seeds on the last axis): the claims table's own mean test
-    (``verdicts.p_values`` with the estimand mean: ``seedtests.mean_p`` on the claim's band and bounds).
-    The e-process reads seeds in order, so the p after n seeds is this on the first n."""
-    return verdicts.p_values(c, c.parts[0], lo, hi, 1 / GRID, True, ALPHA)
+def mean_rule(c: kinds.Claim, lo: np.ndarray, hi: np.ndarray, looks=None) -> tuple[np.ndarray, np.ndarray]:
+    """(p_sup, p_con) on all the seeds (seeds on the last axis): the claims table's own mean test of a
+    claim with ``test: betting`` (``verdicts.p_values`` with the estimand mean: ``seedtests.mean_p`` on
+    the claim's band and bounds): a fixed design's one look after its seeds, or (``looks``) an adaptive
+    design's looks at its round ends. (The mean's t-test: tests/simulation/test_mean_test_simulation.py.)"""
+    return verdicts.p_values(c, c.parts[0], lo, hi, 1 / GRID, looks is not None, ALPHA, looks)
 
 
 @pytest.mark.parametrize("kind", list(MEAN_NULLS))
 def test_mean_rule_keeps_alpha_at_the_boundary_null(kind):
-    """Estimand mean (the betting e-process of ``seedtests.mean_p``): the mean over seeds exactly on
+    """Estimand mean with ``test: betting`` (the e-process of ``seedtests.mean_p``): the mean over seeds exactly on
     the boundary, seeds unimodal, bound-touching or mixed: each wrong verdict's rate <= alpha + 3 MC
-    se on 5 and on 10 seeds, and over the adaptive rounds (10 seeds, +5 a round to 40, stopping at
-    the first decisive look)."""
+    se on 5 and on 10 seeds (a fixed design's one look), and over the adaptive rounds (10 seeds, +5 a
+    round to 40, read at the round ends, stopping at the first decisive look)."""
     rows = []
     for i, (name, c, sampler) in enumerate(MEAN_NULLS[kind]):
         lo_b, hi_b = c.parts[0].condition.band
@@ -481,7 +490,7 @@ def test_mean_rule_keeps_alpha_at_the_boundary_null(kind):
         units = sampler(np.random.default_rng([3, i, 1]), (MEAN_SIMS, SCHEDULE[-1])) / GRID
         for n in SEEDS:
             rows.append((name, str(n), MEAN_SIMS, *wrong_rates(*mean_rule(c, units[:, :n], units[:, :n]))))
-        verdict = rounds(lambda n: mean_rule(c, units[:, :n], units[:, :n]))
+        verdict = rounds(lambda n: mean_rule(c, units[:, :n], units[:, :n], looks_at(SCHEDULE, n)))
         rows.append((name, "rounds", MEAN_SIMS, *(np.mean(verdict == v) for v in ("SUPPORTED", "CONTRADICTED"))))
     table(f"mean estimand, {kind}: boundary nulls", rows)
     for name, n, sims, sup, con in rows:
@@ -518,13 +527,13 @@ def rounds(p_at, schedule=SCHEDULE) -> np.ndarray:
 
 def test_adaptive_rounds_keep_alpha_and_retesting_the_binomial_does_not():
     """The rounds (10 seeds, +5 a round to 40, stop at the first look with p <= alpha) with
-    ``share_p_sequential``: each wrong verdict's rate <= alpha + 3 MC se. Re-testing the fixed-n
+    ``share_p_sequential`` read at the round ends: each wrong verdict's rate <= alpha + 3 MC se. Re-testing the fixed-n
     binomial after every round on the same seeds: its wrong rate exceeds alpha + 3 MC se, for
     SUPPORTED and for CONTRADICTED."""
     rows, naive_rows = [], []
     for i, (name, c, sampler) in enumerate(ADAPTIVE_NULLS):
         units = sampler(np.random.default_rng([4, i]), (SIMS, SCHEDULE[-1])) / GRID
-        verdict = rounds(lambda n: share_rule(c, units[:, :n], units[:, :n], sequential=True))
+        verdict = rounds(lambda n: share_rule(c, units[:, :n], units[:, :n], True, looks_at(SCHEDULE, n)))
         rows.append((name, "rounds", SIMS, *(np.mean(verdict == v) for v in ("SUPPORTED", "CONTRADICTED"))))
         naive = rounds(lambda n: share_rule(c, units[:, :n], units[:, :n]))
         naive_rows.append((name, "rounds", SIMS, *(np.mean(naive == v) for v in ("SUPPORTED", "CONTRADICTED"))))
@@ -555,7 +564,7 @@ def test_the_default_configs_rounds_keep_alpha():
     for study, schedule in DEFAULT_SCHEDULES.items():
         for i, (name, c, sampler) in enumerate(ADAPTIVE_NULLS):
             units = sampler(np.random.default_rng([6, i, schedule[0]]), (SIMS, schedule[-1])) / GRID
-            verdict = rounds(lambda n: share_rule(c, units[:, :n], units[:, :n], sequential=True), schedule)
+            verdict = rounds(lambda n: share_rule(c, units[:, :n], units[:, :n], True, looks_at(schedule, n)), schedule)
             rows.append((f"{study}: {name}", "/".join(map(str, schedule)), SIMS,
                          *(np.mean(verdict == v) for v in ("SUPPORTED", "CONTRADICTED"))))  # fmt: skip
     table("the default config's adaptive rounds, share_p_sequential", rows)
@@ -575,13 +584,15 @@ def fragile_rounds(c: dict, units: np.ndarray, schedule: list[int]) -> tuple[np.
     for n in schedule:
         idx = np.flatnonzero(open_)
         x = units[idx, :n]
-        verdict[idx] = _decided(*share_rule(c, x, x, sequential=True))
+        looks = looks_at(schedule, n)
+        verdict[idx] = _decided(*share_rule(c, x, x, True, looks))
         decisive = idx[verdict[idx] != "INCONCLUSIVE"]
         if decisive.size:
             keep = ~np.eye(n, dtype=bool)  # row j: every seed but seed j, in seed order
             loo = units[decisive, :n][:, np.nonzero(keep)[1].reshape(n, n - 1)]  # (claims, n, n - 1)
-            flat = loo.reshape(-1, n - 1)
-            again = _decided(*share_rule(c, flat, flat, sequential=True)).reshape(-1, n)
+            # without seed j its round is a seed shorter (the claims table places seeds by their number)
+            again = np.stack([_decided(*share_rule(c, loo[:, j], loo[:, j], True, seedtests.Looks(
+                looks.rounds[:j] + looks.rounds[j + 1:], looks.count))) for j in range(n)], axis=1)
             robust = np.mean(again == verdict[decisive][:, None], axis=1) >= ROBUST
             was_fragile[decisive[~robust]] = True
             open_[decisive[robust]] = False
@@ -623,7 +634,7 @@ def test_rounds_at_holm_keep_alpha_for_the_claim_on_its_boundary():
     # (statsmodels' multipletests, which holm_steps calls, collects garbage on every call)
     step_of = functools.cache(lambda p: verdicts.holm_steps([true_p, p])[1])
     for n in SCHEDULE:
-        p_sup, p_con = share_rule(null_c, units[:, :n], units[:, :n], sequential=True)
+        p_sup, p_con = share_rule(null_c, units[:, :n], units[:, :n], True, looks_at(SCHEDULE, n))
         for s in np.flatnonzero(verdict == "INCONCLUSIVE"):
             ps, pc = float(p_sup[s]), float(p_con[s])
             verdict[s] = verdicts.decided(ps, pc, step_of(min(ps, pc)), ALPHA)
@@ -639,7 +650,8 @@ def test_rounds_at_holm_keep_alpha_for_the_claim_on_its_boundary():
 def test_the_simulated_rules_are_the_claims_rules():
     """On summaries built from simulated seeds, ``verdicts.claim_test`` gives the p-values the
     simulations use: every share and mean null (one cell), the 6-cell nulls, and the adaptive
-    rounds' looks (``share_p_sequential`` or ``mean_p`` on the first n seeds)."""
+    rounds' looks (``share_p_sequential`` or ``mean_p`` on the first n seeds, read at the design's
+    round ends)."""
     cases = [(c, s, d, 1) for nulls in SHARE_NULLS.values() for _, c, s, d in nulls]
     cases += [(c, s, 0.0, 1) for nulls in MEAN_NULLS.values() for _, c, s in nulls]
     cases += [(claim("at_least", threshold=0.9), s, 0.0, CELLS) for _, s in cell_nulls()]
@@ -649,7 +661,7 @@ def test_the_simulated_rules_are_the_claims_rules():
             size = (1, CELLS, n) if cells > 1 else (1, n)
             units, lo, hi = draw(rng, sampler, diverged, size)
             if c.estimand == "mean":
-                want = np.stack(mean_rule(c, lo, hi), -1)
+                want = np.stack(mean_rule(c, lo, hi), -1)  # a fixed design: one look
             elif cells > 1:
                 want = np.stack(over_cells(*share_rule(c, lo, hi)), -1)
             else:
@@ -664,7 +676,8 @@ def test_the_simulated_rules_are_the_claims_rules():
         design = {"seeds": list(range(SCHEDULE[0])), "max_seeds": SCHEDULE[-1], "batch": 5}
         for n in (SCHEDULE[0], SCHEDULE[3], SCHEDULE[-1]):
             x = units[:, :n]
-            p_sup, p_con = share_rule(c, x, x, sequential=True) if share else mean_rule(c, x, x)
+            looks = looks_at(SCHEDULE, n)
+            p_sup, p_con = share_rule(c, x, x, True, looks) if share else mean_rule(c, x, x, looks)
             got = engine_p(c, summary(units[0, :n], kind=c.kind.name), design)
             assert got == pytest.approx((p_sup[0], p_con[0]), rel=1e-12, abs=1e-15), (c, n)
 

@@ -13,7 +13,7 @@ import pytest
 from ablation import adaptive as A
 from ablation import config as C
 from ablation import design
-from ablation import seedtests
+from ablation import seedtests, verdicts
 from ablation.config import Study
 
 STATS = {"confidence": 0.95, "n_resamples": 99, "converged_threshold": 0.95, "alpha": 0.05}
@@ -211,8 +211,9 @@ def test_claims_of_an_adaptive_study_use_the_anytime_valid_rule():
     cond = claim.parts[0].condition
     counted = cond.counted(cell.lo, cell.hi, cell.step)
     sure, possible = cond.sure(cell.lo, cell.hi), cond.possible(cell.lo, cell.hi)
-    # the e-process on the untied seeds' signs, in seed order
-    assert adaptive["p_value"].iloc[0] == pytest.approx(min(seedtests.share_p_sequential(sure, possible, counted, 0.5, 0.05)))
+    # the e-process on the untied seeds' signs, read at the design's round ends
+    rounds = verdicts.looks_of(design, cell.seeds).rounds
+    assert adaptive["p_value"].iloc[0] == pytest.approx(min(seedtests.share_p_sequential(sure, possible, counted, 0.5, 0.05, rounds)))
     assert adaptive["p_value"].iloc[0] != pytest.approx(fixed["p_value"].iloc[0])
     assert "anytime-valid" in adaptive["rule"].iloc[0] and "anytime-valid" not in fixed["rule"].iloc[0]
     assert adaptive["n"].iloc[0] == 20
@@ -230,8 +231,10 @@ def test_plan_says_what_the_rounds_can_reach():
     [claim] = C.validate(raw).studies["s"].claims
     sup, con = plan.agreeing_seeds(claim, 0.05, 1, True, 0.05, 40)
     row = table.iloc[0]
-    assert (row["seeds"], row["supported"], row["seeds_needed"]) == ("2-40", "yes", sup)
-    # exactly then the rounds' rule calls it resolved, and not one seed earlier
+    # reachable within its rounds; priced at a plausible truth (no runs: 9 of 10 seeds improve), it needs
+    # more seeds than the agreeing ones that bound it
+    assert (row["seeds"], row["supported"]) == ("2-40", "yes") and row["seeds_needed"] >= sup
+    # exactly then the rounds' rule, a look after every seed, calls agreeing seeds resolved, and not one earlier
     every = lambda n: seedtests.share_p_sequential(np.ones(n), np.ones(n), np.ones(n, dtype=bool), 0.5, 0.05)[0]  # noqa: E731
     assert every(sup) <= 0.05 < every(sup - 1)
     assert con == sup  # a symmetric bet at share 1/2: as many losing seeds contradict it
@@ -263,19 +266,15 @@ def plan_default(name, correct):
     return study, {r["id"]: r for r in rows}, new
 
 
-def test_the_default_config_decides_what_agreeing_first_seeds_can_and_stops_what_no_seeds_could():
+def test_the_default_config_decides_in_the_first_round_what_agreeing_seeds_show():
     """The factorial (7 seeds) and position (8 seeds) studies are adaptive. Where every first-round seed
-    agrees, a share claim is decided in the first round; a mean claim whose every seed ties (two
-    settings at the same accuracy) gets seeds only while its remaining seeds, each the most favourable,
-    could still decide it: C4 (one-sided, up to 13 seeds) gets its batch in its 16 cells, C3 (two
-    one-sided tests within 2 pp) and P3 (up to 9 seeds) stop, and say why; P4, 6 pp apart in one
-    cell, cannot reach CONTRADICTED within 9 seeds of a bounded mean test either."""
+    agrees, the first round decides and no seeds are added: two settings at the same accuracy in every
+    seed tie, the mean test's normality check fails on the tied seeds and the share of seeds within the
+    margin decides C3 and C4 (SUPPORTED); P4, 20 pp apart in every seed of one cell, is CONTRADICTED."""
     study, rows, new = plan_default("factorial", lambda f, s: 300 if f["pos_enc"] == "sinusoidal" else 150)
-    assert len(study.seeds) == 7 and len(new) == 16 * 2
+    assert len(study.seeds) == 7 and new == []
     assert {i: (r["state"], r["verdict"]) for i, r in rows.items()} == {
-        "C1b-chance-encoder": ("exact", ""), "C3-heads": ("unreachable", "INCONCLUSIVE"), "C4-seq-len": ("open", "INCONCLUSIVE")}
-    assert rows["C3-heads"]["why"].startswith("no seed differed in 7: heads 4 and 1 give the same test_acc in every seed; even 6 ")
-    assert {r.factors["pos_enc"] for r in new} == {"sinusoidal"} and {r.settings.seed for r in new} == {7, 8}
+        "C1b-chance-encoder": ("exact", ""), "C3-heads": ("resolved", "SUPPORTED"), "C4-seq-len": ("resolved", "SUPPORTED")}
 
     def position(f, s):
         if f["pos_enc"] == "none" or (f["pos_enc"] == "alibi" and f["attn_mask"] == "bidirectional"):
@@ -287,10 +286,9 @@ def test_the_default_config_decides_what_agreeing_first_seeds_can_and_stops_what
     assert len(study.seeds) == 8 and new == []
     states = {i: (r["state"], r["verdict"]) for i, r in rows.items() if r["state"] != "exact"}
     assert states == {"P1-causal-nope-above-chance": ("resolved", "SUPPORTED"),
-                      "P3-rope-not-worse-at-32": ("unreachable", "INCONCLUSIVE"),
-                      "P4-learned-like-sinusoidal": ("unreachable", "INCONCLUSIVE"),
+                      "P3-rope-not-worse-at-32": ("resolved", "SUPPORTED"),
+                      "P4-learned-like-sinusoidal": ("resolved", "CONTRADICTED"),
                       "P5-symmetric-alibi-blind-to-direction": ("resolved", "SUPPORTED")}  # fmt: skip
-    assert "could not decide it within max_seeds (9): it gets no more" in rows["P4-learned-like-sinusoidal"]["why"]
 
 
 def test_the_default_config_adds_seeds_only_in_an_open_claims_cells():

@@ -81,7 +81,8 @@ def test_the_plan_the_rounds_and_the_report_read_it_as_they_read_a_built_in_kind
     assert (row["kind"], row["supported"], row["contradicted"]) == ("at_most_under_test", "yes", "yes")
     rows, new, _ = adaptive.plan_round(study, summary(0.6, seeds=range(8)), {r.hash for r in study.runs()}, cfg.stats,
                                     {"max_seeds": 12, "batch": 2})  # fmt: skip
-    assert rows[0]["inference"] == "anytime-valid (betting e-process)" and rows[0]["state"] in ("open", "resolved")
+    assert rows[0]["inference"] == "anytime-valid (betting e-process, read at the round ends)"
+    assert rows[0]["state"] in ("open", "resolved")
     [claim] = study.claims
     assert report.estimate_unit(claim) == "test accuracy (0 to 1)"
     assert report.estimate_text({"estimate": 0.5}, claim) == "50.0 %"

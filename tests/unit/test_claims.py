@@ -439,8 +439,14 @@ def test_a_mixture_with_a_few_failing_seeds_still_shows_the_typical_seed():
     v, row = verdict(c, summary)
     assert v == "SUPPORTED" and row["p_value"] == pytest.approx(sps.binomtest(7, 8, 0.5, "greater").pvalue)
     # the mean over seeds cannot say so: the e-process on a mean below the threshold
-    v_mean, row_mean = verdict({**c, "estimand": "mean"}, summary)
+    v_mean, row_mean = verdict({**c, "estimand": "mean", "test": "betting"}, summary)
     assert v_mean != "SUPPORTED" and row_mean["estimand"] == "mean"
+    # the t-test's assumption fails on seeds at the metric's bound: the row says so, and the share decides
+    v_t, row_t = verdict({**c, "estimand": "mean"}, summary)
+    assert v_t == "SUPPORTED" and row_t["p_value"] == row["p_value"]
+    assert ("t-test (one-sided) on the mean, normality checked on the 8 seeds: fails: 7 of 8 seeds on the range's bound "
+            "(1); share of seeds instead: share > 0.5, exact binomial test over seeds: p = ") in row_t["evidence"]
+    assert np.isnan(row_t["ci_lo"]) and row_t["share"] == 7 / 8
 
 
 def test_at_value_and_equivalent_count_the_seeds_inside_the_band():
@@ -712,14 +718,31 @@ def test_two_seeds_can_decide_at_a_loose_alpha_and_have_a_robustness():
 
 
 def test_an_adaptive_mean_claim_shows_its_confidence_sequence_and_the_e_process():
-    c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.9, estimand="mean")
+    c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.9, estimand="mean", test="betting")
     summary = study(lambda cell, s: 0.99)
     row = _family_row(c, summary, adaptive={"s": {"seeds": list(range(8)), "max_seeds": 20, "batch": 4}})
     acc = summary[(summary["pos_enc"] == "sinusoidal") & (summary["norm"] == "post")]["test_acc"].to_numpy()
     lo, hi = sequential.confidence_sequence(acc, (0.0, 1.0), 1 - CFG["confidence"])
     assert (row["ci_lo"], row["ci_hi"]) == (float(lo[-1]), float(hi[-1]))
-    assert "mean over seeds, betting e-process (anytime-valid), p = 1 / largest capital" in row["evidence"]
+    assert "mean over seeds, betting e-process (anytime-valid), p = 1 / largest capital at a round end" in row["evidence"]
     assert "mean over seeds, betting e-process (anytime-valid)" in row["rule"]
+
+
+def test_an_adaptive_mean_claim_of_the_t_test_pays_bonferroni_over_its_looks_and_shows_its_t_interval():
+    """The default test of the mean in a study with rounds (8 seeds, then 4 a round to 20: K = 4 looks):
+    the row names the t-test, its check and the Bonferroni; p is 4 x the one-sided t-test's p; the
+    interval is the t-interval at 1 - (1 - confidence) / 4."""
+    c = claim("at_least", where={"pos_enc": "sinusoidal", "norm": "post"}, threshold=0.9, estimand="mean")
+    summary = study(lambda cell, s: [0.93, 0.95, 0.94, 0.97, 0.92, 0.96, 0.95, 0.94][s])
+    row = _family_row(c, summary, adaptive={"s": {"seeds": list(range(8)), "max_seeds": 20, "batch": 4}})
+    acc = summary[(summary["pos_enc"] == "sinusoidal") & (summary["norm"] == "post")].sort_values("seed")["test_acc"].to_numpy()
+    p_t = sps.ttest_1samp(acc, 0.9, alternative="greater").pvalue
+    assert row["p_value"] == pytest.approx(4 * p_t) and row["verdict"] == "SUPPORTED"
+    assert ("t-test (one-sided) on the mean, normality checked on the 8 seeds: holds, Bonferroni over the design's 4 "
+            "looks (p = 4 x the smallest p at a round end): p = ") in row["evidence"]
+    lo, hi = sps.t.interval(1 - (1 - CFG["confidence"]) / 4, 7, loc=acc.mean(), scale=sps.sem(acc))
+    assert (row["ci_lo"], row["ci_hi"]) == pytest.approx((lo, hi))
+    assert "its assumption checked on each cell's seeds, Bonferroni over the design's 4 looks" in row["rule"]
 
 
 # --------------------------------------------------------------------------- reachable, and the command line
@@ -946,6 +969,57 @@ def test_combining_cells_takes_the_largest_p_sup_and_bonferroni_p_con_capped_at_
     assert combined([(0.5, 0.01)], [(0.9, 0.2)]) == (0.9, 0.02, 0)
     # at equal p-values the cell with the largest p_sup is shown
     assert combined([(0.2, 0.25)], [(0.5, 0.9)]) == (0.5, 0.5, 1)
+    # cells whose deciding p ties: the one closest to the other verdict decides, not the first listed --
+    # SUPPORTED's weakest has the smallest p_con among the largest p_sup, CONTRADICTED's strongest the
+    # largest p_sup among the smallest p_con
+    assert combined([(1.0, 0.9)], [(1.0, 0.6)]) == (1.0, 1.0, 1)
+    assert combined([(1.0, 0.6)], [(1.0, 0.9)]) == (1.0, 1.0, 0)
+    assert combined([(0.3, 0.01)], [(0.6, 0.01)], [(0.9, 0.2)]) == (0.9, 0.03, 1)
+
+
+def test_a_row_of_several_cells_shows_the_cell_whose_p_decides_it_and_names_its_test():
+    """equivalent within 2 pp over two cells (norm=post: seeds at -1 to +1 pp; norm=pre: the P4 pattern,
+    every seed 4.7-8 pp worse): CONTRADICTED, decided by norm=pre, whose row shows its seeds, its test
+    (the t-test's check fails there: the share test judges it, and the row says so) and no other
+    cell's words; the other cell's t-test and its check are in the detail."""
+    worse = [-6.33, -8.0, -4.67, -7.67, -7.67, -7.67, -7.0, -8.0]
+    near = [-1.0, -0.33, 0.67, 0.0, 1.33, -1.67, 0.33, 1.0]
+    summary = study(lambda cell, s: 0.9 + (cell["pos_enc"] == "sinusoidal") * (worse if cell["norm"] == "pre" else near)[s] / 100)
+    c = claim("equivalent", factor="pos_enc", levels=["none", "sinusoidal"], margin=0.02, estimand="mean")
+    v, row = verdict(c, summary)
+    assert v == "CONTRADICTED" and row["p_value"] == pytest.approx(2 * 0.5**8)  # Bonferroni over the two cells
+    assert row["evidence"].startswith("norm=pre: mean -0.07125 over 8 seeds; 0 of 8 seeds differed by at most ±2 pp (")
+    assert ("; paired t-test (TOST) on the mean, normality checked on the 8 seeds: fails: Shapiro-Wilk rejects normality "
+            "(p = 0.017 < 0.1); share of seeds instead: share > 0.5, exact binomial test over seeds: p = 0.00781 for "
+            "CONTRADICTED") in row["evidence"]
+    assert "norm=post" not in row["evidence"] and row["sentence"].endswith("(norm=pre); CONTRADICTED.")
+    assert np.isnan(row["ci_lo"]) and row["share"] == 0.0
+    assert "paired t-test (TOST) on the mean, its assumption checked on each cell's seeds (where it fails: share" in row["rule"]
+    # where every cell's check holds, the t-test decides and the interval is its own
+    c_ok = claim("equivalent", factor="pos_enc", levels=["none", "sinusoidal"], margin=0.02, estimand="mean",
+                 where={"norm": "post"})  # fmt: skip
+    v, row = verdict(c_ok, summary)
+    post = summary[summary["norm"] == "post"].sort_values("seed")
+    d = post[post["pos_enc"] == "sinusoidal"]["test_acc"].to_numpy() - post[post["pos_enc"] == "none"]["test_acc"].to_numpy()
+    want = max(sps.ttest_1samp(d, -0.02, alternative="greater").pvalue, sps.ttest_1samp(d, 0.02, alternative="less").pvalue)
+    assert v == "SUPPORTED" and row["p_value"] == pytest.approx(want, rel=1e-9)
+    assert "paired t-test (TOST) on the mean, normality checked on the 8 seeds: holds: p = " in row["evidence"]
+    assert (row["ci_lo"], row["ci_hi"]) == pytest.approx(sps.t.interval(0.95, 7, loc=d.mean(), scale=sps.sem(d)), abs=1e-9)
+
+
+def test_a_better_row_says_when_the_typical_seed_tied():
+    """16 seeds, 8 tied, 6 improved, 2 worsened: the median seed tied, and the row says so with the
+    seeds that changed; with 10 improved it does not (the typical seed improved)."""
+    c = claim("better", factor="norm", levels=["post", "pre"], where={"pos_enc": "sinusoidal"})
+
+    def acc(improved):
+        return lambda cell, s: 0.8 + (cell["norm"] == "pre") * (0.01 if s < improved else -0.01 if s < improved + 2 else 0.0)
+
+    _, row = verdict(c, study(acc(6), seeds=range(16)))
+    assert row["evidence"].startswith("mean over 1 cell(s): 6 improved, 2 worsened, 8 tied of 16 seeds (a tie did not "
+                                      "improve); the typical seed tied: 8 of 16; of the 8 that changed, 6 improved; ")
+    _, row = verdict(c, study(acc(10), seeds=range(16)))
+    assert "typical seed" not in row["evidence"]
 
 
 def test_combining_reads_simulated_studies_along_further_axes_as_one_study_each():
@@ -1043,7 +1117,8 @@ def test_an_adaptive_study_tests_its_claims_with_the_e_process_throughout_the_ro
     row = _family_row(c, summary, cfg=cfg, adaptive={"s": design})
     six, five = (seedtests.share_p_sequential(*[np.ones(n, bool)] * 3, 0.5, ADAPTIVE_ALPHA)[0] for n in (6, 5))
     assert row["p_value"] == pytest.approx(six) and five > ADAPTIVE_ALPHA >= 1 / 32
-    assert "; share > 0.5, betting e-process on the seeds' outcomes (anytime-valid), p = 1 / largest capital; " in row["rule"]
+    assert ("; share > 0.5, betting e-process on the seeds' outcomes (anytime-valid), p = 1 / largest capital at a round "
+            "end; ") in row["rule"]
     # leaving a seed out leaves 5 of 5: the e-process does not decide, so the verdict is fragile
     assert (row["verdict"], row["robustness"]) == ("SUPPORTED", 0.0)
     first = (summary["pos_enc"] == "sinusoidal") & (summary["norm"] == "post") & (summary["seed"] == 0)
@@ -1075,15 +1150,17 @@ def test_an_adaptive_study_takes_its_first_seeds_for_a_claim_without_an_e_proces
 
 def test_a_paired_mean_claim_bounds_its_confidence_sequence_by_the_differences_range():
     c = claim("not_worse", factor="norm", levels=["post", "pre"], where={"pos_enc": "sinusoidal"}, margin=0.05,
-              estimand="mean")  # fmt: skip
+              estimand="mean", test="betting")  # fmt: skip
     summary = study(lambda cell, s: 0.95 - 0.01 * (s % 3) * (cell["norm"] == "pre"))
     row = _family_row(c, summary, adaptive={"s": {"seeds": list(range(8)), "max_seeds": 20, "batch": 2}})
     sin = summary[summary["pos_enc"] == "sinusoidal"].sort_values("seed")
     diff = sin[sin["norm"] == "pre"]["test_acc"].to_numpy() - sin[sin["norm"] == "post"]["test_acc"].to_numpy()
     lo, hi = sequential.confidence_sequence(diff, (-1.0, 1.0), 1 - CFG["confidence"])
     assert hi[-1] != hi[-2] and (row["ci_lo"], row["ci_hi"]) == pytest.approx((lo[-1], hi[-1]))
-    assert row["p_value"] == pytest.approx(min(seedtests.mean_p(diff, diff, (-0.05, np.inf), (-1.0, 1.0), ALPHA)))
-    assert "; mean over seeds, betting e-process (anytime-valid), p = 1 / largest capital: p = " in row["evidence"]
+    # the 8 seeds are the design's first round: one look, after all of them
+    one_round = np.zeros(8, dtype=int)
+    assert row["p_value"] == pytest.approx(min(seedtests.mean_p(diff, diff, (-0.05, np.inf), (-1.0, 1.0), ALPHA, one_round)))
+    assert "; mean over seeds, betting e-process (anytime-valid), p = 1 / largest capital at a round end: p = " in row["evidence"]
 
 
 def test_fewer_than_two_seeds_give_p_one_both_ways():

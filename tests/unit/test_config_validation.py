@@ -588,8 +588,8 @@ def test_every_kind_of_claim_is_accepted_with_its_defaults_filled_in():
     assert branches[: len(kinds)] == list(kinds)  # the built-in kinds first (a test may register more)
     for kind, keys in kinds.items():
         [out] = _claims({**base, "kind": kind, **keys})
-        common = {"source": "", "note": "", "where": {}, "cells": "every", "estimand": "share", "share": 0.5, "exact": False,
-                  "metric": "test_acc" if kind != "grad_trend" else None}  # fmt: skip
+        common = {"source": "", "note": "", "where": {}, "cells": "every", "estimand": "share", "test": "t", "share": 0.5,
+                  "exact": False, "metric": "test_acc" if kind != "grad_trend" else None}  # fmt: skip
         common |= {k: v for k, v in keys.items() if k in common}
         own = {k: v for k, v in keys.items() if k not in common} | ({"min_slope": 0} if kind == "grad_trend" else {})
         own |= {"ties": "count"} if "levels" in keys else {}  # a comparison counts its ties by default
@@ -836,10 +836,10 @@ def test_exact_messages_of_files(tmp_path, name, data, message):
         # a claim's unknown key: the keys every claim has, then those of its kind, each once
         (claim(kind="at_least", threshold=0.5, tresh=0.6),
          "study 's1': claim 'c': unknown key 'tresh' (did you mean 'threshold'?); allowed: id, statement, source, note,"
-         " kind, where, metric, lengths, cells, estimand, share, robust_over, exact, threshold"),
+         " kind, where, metric, lengths, cells, estimand, test, share, robust_over, exact, undecidable_ok, threshold"),
         (claim(kind="better", factor="norm", levels=["post", "pre"], margin=0.1),
          "study 's1': claim 'c': unknown key 'margin'; allowed: id, statement, source, note, kind, where, metric, lengths,"
-         " cells, estimand, share, robust_over, exact, factor, levels, ties"),
+         " cells, estimand, test, share, robust_over, exact, undecidable_ok, factor, levels, ties"),
     ],
     ids=["d_model-schema-default", "heads-schema-default", "claim-unknown-key", "claim-key-of-another-kind"],
 )  # fmt: skip
@@ -864,13 +864,28 @@ def test_a_headline_naming_a_claim_is_accepted():
          "claim 'c': 'exact' needs kind at_value with target 0.5 (the twin certificate proves chance exactly)"),
         ({"kind": "grad_trend", "factor": "norm", "growing": "post", "flat": "pre", "flat_margin": 0.1, "estimand": "mean"},
          "claim 'c': estimand mean is not for kind grad_trend (slopes have no bound); use share"),
+        ({"kind": "at_least", "threshold": 0.5, "test": "betting"},
+         "claim 'c': test: betting is a test of the mean; set estimand: mean, or drop test"),
+        ({"kind": "at_least", "threshold": 0.5, "estimand": "share", "test": "t"},
+         "claim 'c': test: t is a test of the mean; set estimand: mean, or drop test"),
+        ({"kind": "at_least", "threshold": 0.5, "estimand": "mean", "test": "wilcoxon"},
+         "claim 'c': test: 'wilcoxon' is not one of t, betting"),
     ],
-    ids=["exact-at-least", "exact-off-chance", "mean-slopes"],
+    ids=["exact-at-least", "exact-off-chance", "mean-slopes", "betting-for-a-share", "t-for-a-share", "unknown-test"],
 )  # fmt: skip
 def test_an_estimand_that_cannot_hold_is_refused_in_one_line(keys, message):
     with pytest.raises(C.ConfigError) as info:
         _claims({"id": "c", "statement": "x", **keys}, factors=["norm"])
     assert str(info.value) == message
+
+
+def test_the_mean_takes_the_t_test_unless_a_claim_asks_for_the_betting_e_process():
+    base = {"id": "c", "statement": "x", "kind": "at_least", "threshold": 0.5}
+    [t] = _claims({**base, "estimand": "mean"})
+    [betting] = _claims({**base, "estimand": "mean", "test": "betting"})
+    [share] = _claims(base)
+    assert (t.test, betting.test, share.test) == ("t", "betting", "t")  # a share claim never reads its test
+    assert betting.to_dict() == {**base, "estimand": "mean", "test": "betting"}
 
 
 @pytest.mark.parametrize("share", [0, 1, 1.5, "half"])

@@ -84,6 +84,34 @@ def test_a_name_registered_twice_is_refused_naming_the_registry_s_kind_and_the_n
     assert kinds.CLAIM_KINDS["at_least"] is kinds.AtLeast
 
 
+def test_a_kind_without_a_docstring_is_described_by_its_name_and_its_config_still_validates():
+    """A class does not inherit its base's docstring: a plugin's kind written without one is described
+    by its name, so the config check (which describes every registered kind) does not break."""
+    from ablation import config
+
+    class Bare(kinds.ClaimKind):
+        keys = {"ceiling": {"type": "number", "description": "The most a seed may reach."}}
+
+        def parts(self, claim):
+            return [kinds.Part(kinds.Condition(0.0, claim.keys["ceiling"], "stayed low"))]
+
+        def rule(self, claim):
+            return "a seed meets the claim when its value stays low"
+
+    registry: dict = {}
+    kinds._register(registry, "test kind")("bare_kind")(Bare)
+    assert Bare.__doc__ is None and Bare().describe() == "the claim kind 'bare_kind' (its class has no docstring)"
+    assert Once().describe() == "a seed's value is registered once."
+    kinds.CLAIM_KINDS["bare_kind"] = Bare
+    try:
+        [built] = config.check_claims([{"id": "c", "statement": "x", "kind": "bare_kind", "ceiling": 0.6}], [], [])
+        branch = next(b for b in config.claims_schema()["definitions"]["claim"]["oneOf"]
+                      if b["properties"]["kind"]["const"] == "bare_kind")  # fmt: skip
+    finally:
+        del kinds.CLAIM_KINDS["bare_kind"]
+    assert built.keys == {"ceiling": 0.6} and branch["description"] == f"bare_kind: {Bare().describe()}"
+
+
 # --------------------------------------------------------------------------- a kind's identity
 
 
@@ -116,6 +144,17 @@ def test_a_comparison_that_excludes_ties_leaves_them_out_and_says_so_in_its_rule
         assert part.condition.ties is excluded and part.compare == ("norm", "post", "pre")
         x = [0.0, 0.03]  # a tie and a clear difference: the tie counts unless excluded
         assert part.condition.counted(x, x, STEP).tolist() == [not excluded, True]
+
+
+def test_equivalent_and_not_worse_draw_their_band_and_their_rule_from_the_margin_alone():
+    """The two margin comparisons share one run (``kinds.MarginComparison``): their keys and their
+    condition's band and words (their rules: the ties test above)."""
+    for kind, band, words in (("equivalent", (-0.02, 0.02), "differed by at most ±2 pp"),
+                              ("not_worse", (-0.02, float("inf")), "lost at most 2 pp")):  # fmt: skip
+        cls = kinds.CLAIM_KINDS[kind]
+        assert issubclass(cls, kinds.MarginComparison) and list(cls.keys) == ["factor", "levels", "ties", "margin"]
+        [part] = claim(kind, LEVELS | {"margin": 0.02}).parts
+        assert (part.condition.low, part.condition.high, part.condition.words) == (*band, words)
 
 
 # --------------------------------------------------------------------------- a claim's frozen fields

@@ -1,9 +1,13 @@
 """The tests a claim's seeds are put to (ablation.seedtests), at their edges: batched cells (leading
 axes are independent copies), no seeds, n = 0 or 1 counted seeds, counted flags in any order (ties
-among the seeds), p capped at 1, and the Bonferroni over a two-sided band's two sides."""
+among the seeds), p capped at 1, and the Bonferroni over a two-sided band's two sides; the mean's
+t-test against statsmodels' TOST, each rule of its assumption check and the fallback it names, and
+its Bonferroni over an adaptive design's looks."""
 
 import numpy as np
 import pytest
+from scipy import stats as sps
+from statsmodels.stats.weightstats import ttost_paired
 
 from ablation import kinds
 from ablation import seedtests
@@ -108,3 +112,82 @@ def test_contradicted_of_a_two_sided_band_is_bonferroni_over_its_two_sides():
     above_top, _ = seedtests.mean_p(x, x, (0.7, 0.7), (0.0, 1.0), ALPHA)
     assert 0 < float(above_top) < 0.5
     assert float(p_con) == pytest.approx(2 * float(above_top), rel=1e-12)
+
+
+# --------------------------------------------------------------------------- the mean's t-test and its check
+
+STEP = 1 / 300
+BAND = kinds.Condition(-0.02, 0.02, "within 2 pp")
+NOT_WORSE = kinds.Condition(-0.02, np.inf, "lost at most 2 pp")
+P4 = np.array([-6.33, -8.0, -4.67, -7.67, -7.67, -7.67, -7.0, -8.0]) / 100  # the worse seeds of a claim's cell
+NORMAL = np.array([-1.0, -0.33, 0.67, 0.0, 1.33, -1.67, 0.33, 1.0, -0.67]) / 100  # 9 seeds that pass the check
+
+
+def test_the_t_test_of_a_band_is_statsmodels_tost_and_of_a_bound_its_one_sided_test():
+    """SUPPORTED of a band: two one-sided paired t-tests, the larger p (``ttost_paired`` of the two
+    levels); CONTRADICTED: the other two one-sided tests, Bonferroni over the two sides. A bound
+    (not_worse): the one-sided test each way."""
+    base = np.full(9, 0.9)
+    p_sup, p_con, check = seedtests.mean_t_p(NORMAL, NORMAL, BAND.band, (-1.0, 1.0), STEP)
+    assert int(check) == seedtests.HOLDS
+    assert float(p_sup) == pytest.approx(ttost_paired(base + NORMAL, base, -0.02, 0.02)[0], rel=1e-9)
+    below = sps.ttest_1samp(NORMAL, -0.02, alternative="less").pvalue
+    above = sps.ttest_1samp(NORMAL, 0.02, alternative="greater").pvalue
+    assert float(p_con) == pytest.approx(min(1.0, 2 * min(below, above)), rel=1e-12)
+    p_sup, p_con, _ = seedtests.mean_t_p(NORMAL, NORMAL, NOT_WORSE.band, (-1.0, 1.0), STEP)
+    assert float(p_sup) == pytest.approx(sps.ttest_1samp(NORMAL, -0.02, alternative="greater").pvalue, rel=1e-12)
+    assert float(p_con) == pytest.approx(below, rel=1e-12)
+
+
+@pytest.mark.parametrize("x, code, words", [
+    (NORMAL, seedtests.HOLDS, "normality checked on the 9 seeds: holds"),
+    (NORMAL[:4], seedtests.TOO_FEW, "normality checked on the 4 seeds: fails: 4 seeds are too few to check it (it needs 5)"),
+    (np.r_[NORMAL[:6], 1.0, -1.0], seedtests.ON_BOUND,
+     "normality checked on the 8 seeds: fails: 1 of 8 seeds on the range's bound (1) and 1 of 8 seeds on the range's bound (-1)"),
+    (np.r_[np.zeros(7), -1 / 300], seedtests.PILED, "normality checked on the 8 seeds: fails: 7 of 8 seeds tie (difference 0)"),
+    (np.r_[np.full(4, 0.01), NORMAL[:4]], seedtests.PILED,
+     "normality checked on the 8 seeds: fails: 4 of 8 seeds share one value (0.01)"),
+    (P4, seedtests.SKEWED, "normality checked on the 8 seeds: fails: Shapiro-Wilk rejects normality (p = 0.017 < 0.1)"),
+])  # fmt: skip
+def test_the_check_names_the_first_rule_the_seeds_fail(x, code, words):
+    assert int(seedtests.normality(x, x, (-1.0, 1.0), STEP)) == code
+    assert seedtests.normality_words(x, x, (-1.0, 1.0), STEP, paired=True) == words
+
+
+def test_a_seed_with_a_diverged_run_fails_the_check_and_leaves_the_cell_to_the_share_test():
+    lo, hi = NORMAL.copy(), NORMAL.copy()
+    lo[2], hi[2] = -0.5, 0.5  # its value lies anywhere in [-0.5, 0.5]
+    assert int(seedtests.normality(lo, hi, (-1.0, 1.0), STEP)) == seedtests.UNKNOWN
+    assert seedtests.normality_words(lo, hi, (-1.0, 1.0), STEP, True).endswith("fails: 1 of 9 seeds have a diverged run (value unknown)")
+    got = seedtests.condition_p(BAND, "mean", 0.5, lo, hi, STEP, (-1.0, 1.0), False, ALPHA)
+    assert tuple(map(float, got)) == tuple(map(float, seedtests.condition_p(BAND, "share", 0.5, lo, hi, STEP, (-1.0, 1.0), False, ALPHA)))
+
+
+def test_the_mean_takes_the_t_test_where_the_check_holds_the_share_test_where_it_fails_and_betting_when_asked():
+    cells = np.stack([NORMAL, np.r_[NORMAL[:8], -0.15]])  # the second's outlying seed fails Shapiro-Wilk
+    assert seedtests.normality(cells, cells, (-1.0, 1.0), STEP).tolist() == [seedtests.HOLDS, seedtests.SKEWED]
+    p_sup, p_con = seedtests.condition_p(BAND, "mean", 0.5, cells, cells, STEP, (-1.0, 1.0), False, ALPHA)
+    t_sup, t_con, _ = seedtests.mean_t_p(NORMAL, NORMAL, BAND.band, (-1.0, 1.0), STEP)
+    share_sup, share_con = seedtests.condition_p(BAND, "share", 0.5, cells[1], cells[1], STEP, (-1.0, 1.0), False, ALPHA)
+    assert (p_sup[0], p_con[0]) == (float(t_sup), float(t_con)) and (p_sup[1], p_con[1]) == (float(share_sup), float(share_con))
+    betting = seedtests.condition_p(BAND, "mean", 0.5, cells, cells, STEP, (-1.0, 1.0), False, ALPHA, "betting")
+    want = seedtests.mean_p(cells, cells, BAND.band, (-1.0, 1.0), ALPHA, np.zeros(9, int))  # a fixed design: one look
+    for got, w in zip(betting, want):
+        np.testing.assert_array_equal(got, w)
+
+
+def test_an_adaptive_t_test_pays_bonferroni_over_every_look_its_design_can_take():
+    """7 seeds, then 2 a round to 13: K = 4 looks. On 9 seeds (rounds ending at 7 and 9) the p is 4 x
+    the smaller of the two looks' p, each where the check held."""
+    looks = seedtests.Looks.schedule(7, 2, 13, 9)
+    assert looks == seedtests.Looks((0,) * 7 + (1, 1), 4) and looks.ends == [7, 9]
+    assert seedtests.looks_count(7, 2, 13) == 4 and seedtests.looks_count(10, 5, 10) == 1 and seedtests.looks_count(8, 1, 9) == 2
+    p_sup, _, check = seedtests.mean_t_p(NORMAL, NORMAL, NOT_WORSE.band, (-1.0, 1.0), STEP, looks)
+    at = [sps.ttest_1samp(NORMAL[:n], -0.02, alternative="greater").pvalue for n in (7, 9)]
+    assert int(check) == seedtests.HOLDS and float(p_sup) == pytest.approx(min(1.0, 4 * min(at)), rel=1e-12)
+    # a look whose seeds fail the check gives no p: 4 of the first 7 seeds tie, 4 of all 9 do not pile
+    piled = np.r_[np.zeros(4), NORMAL[4:]]
+    assert int(seedtests.normality(piled[:7], piled[:7], (-1.0, 1.0), STEP)) == seedtests.PILED
+    p_sup, _, check = seedtests.mean_t_p(piled, piled, NOT_WORSE.band, (-1.0, 1.0), STEP, looks)
+    assert int(check) == seedtests.HOLDS
+    assert float(p_sup) == pytest.approx(min(1.0, 4 * sps.ttest_1samp(piled, -0.02, alternative="greater").pvalue), rel=1e-12)
