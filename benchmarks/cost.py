@@ -46,6 +46,12 @@ def measured_seconds(store: Path, run_hash: str) -> float | None:
     return seconds if np.isfinite(seconds) else None
 
 
+def ratio(new_seconds: float, old_seconds: float) -> float:
+    """This design's seconds over the earlier design's: NaN where the earlier design trained nothing
+    (a study it lacks, or a config whose every study is new), never a division by zero."""
+    return float(new_seconds) / float(old_seconds) if old_seconds else float("nan")
+
+
 def runs_by_hash(study: ablation_config.Study, seeds: int) -> dict:
     """Every run of the study's factor grid at seeds 0 .. seeds - 1, by hash: an adaptive round's
     runs are runs of the same grid at later seeds."""
@@ -103,7 +109,7 @@ def study_cost(study, old_runs: Path, results: Path, store: Path, fallback: floa
     return {"study": study.name, "old_runs": len(old), "old_seconds": round(o), "old_measured": om, "old_modelled": oo,
             "new_runs": len(new), "new_seconds": round(n), "new_measured": nm, "new_modelled": no,
             "new_scope_runs": sum(h in {r.hash for r in scoped} for h in new),
-            "ratio": round(n / o, 3) if o else float("nan"), "seconds_per_unit": per_unit}  # fmt: skip
+            "ratio": round(ratio(n, o), 3), "seconds_per_unit": per_unit}  # fmt: skip
 
 
 def main(argv=None) -> int:
@@ -130,9 +136,9 @@ def main(argv=None) -> int:
     print(table.drop(columns="seconds_per_unit").to_string(index=False))
     print(f"\ntotal: earlier design {total.old_runs} runs, {total.old_seconds} s ({total.old_measured} measured, "
           f"{total.old_modelled} modelled); this design {total.new_runs} runs, {total.new_seconds} s "
-          f"({total.new_measured} measured, {total.new_modelled} modelled); ratio {total.new_seconds / total.old_seconds:.3f}")  # fmt: skip
+          f"({total.new_measured} measured, {total.new_modelled} modelled); ratio {ratio(total.new_seconds, total.old_seconds):.3f}")  # fmt: skip
     if args.json:
-        args.json.write_text(json.dumps({"studies": rows, "ratio": total.new_seconds / total.old_seconds}, indent=1))
+        args.json.write_text(json.dumps({"studies": rows, "ratio": ratio(total.new_seconds, total.old_seconds)}, indent=1))
     if args.out:
         args.out.write_text(markdown(table, total, results, argv if argv is not None else sys.argv[1:]), encoding="utf-8")
     return 0
@@ -161,11 +167,12 @@ def markdown(table: pd.DataFrame, total: pd.Series, results: Path, argv: list) -
              "run, so the ratio does not depend on how fast or busy the machine was.", "",
              "| " + " | ".join(shown.columns) + " |", "| " + " | ".join("---" for _ in shown.columns) + " |"]  # fmt: skip
     lines += ["| " + " | ".join(row) + " |" for row in shown.itertuples(index=False)]
-    ratio = total.new_seconds / total.old_seconds
+    overall = ratio(total.new_seconds, total.old_seconds)
     lines += ["", f"Total: the earlier design {total.old_runs} runs, {total.old_seconds} s of training "
                   f"({total.old_measured} measured, {total.old_modelled} modelled); this design {total.new_runs} "
                   f"runs, {total.new_seconds} s ({total.new_measured} measured, {total.new_modelled} modelled).",
-              "", f"Ratio: **{ratio:.3f}** ({(ratio - 1) * 100:+.1f} %).", ""]  # fmt: skip
+              "", f"Ratio: **{overall:.3f}** ({(overall - 1) * 100:+.1f} %)." if overall == overall
+              else "Ratio: none (the earlier design trained none of these studies).", ""]  # fmt: skip
     return "\n".join(lines)
 
 

@@ -1,13 +1,14 @@
 """Before any training: which verdicts can each claim of a config reach with its configured seeds?
 
-A verdict that the design cannot reach is a warning, not an error: the claims table will say
-INCONCLUSIVE whatever the runs show, so more seeds (or a wider margin) are needed first. The rules
-are those of ``ablation.claims``: a claim is one of the m non-exact claims of its Holm family, so
-a claim that must be decisive wherever it falls in Holm's order needs p <= alpha / m; CONTRADICTED
-in every cell is Bonferroni over the cells. With the estimand ``share`` the most favourable seeds
-(all meeting the condition, or none) give p = share**n (or (1 - share)**n); a verdict that rests on
-exactly that many seeds falls with any one of them, so the plan asks for one seed of slack, which
-leave-one-seed-out robustness needs. Exact claims need no seeds: they are checked on every run.
+Each verdict is priced at a plausible truth (``ablation.pricing``, docs/plan-noise.md): seeds drawn
+with the noise and the effect the study's runs show (the run store's, else ``reference/``; stated
+defaults where there are none), put through the claims table's own test and combination, and a
+verdict counts as reachable with probability POWER (0.8). The rules are those of ``ablation.claims``:
+a claim is one of the m non-exact claims of its Holm family, so a claim that must be decisive
+wherever it falls in Holm's order needs p <= alpha / m; CONTRADICTED in one cell pays Bonferroni
+over the cells. A claim whose seeds (an adaptive study's max_seeds) cannot reach both verdicts at
+alpha / m is an error, one line naming the seeds per cell it needs, unless the claim says why that
+is accepted (``undecidable_ok``). Exact claims need no seeds: they are checked on every run.
 
 Then the training still to do and the wall time of the Snakemake run at ``--cores`` on this
 machine (``ablation.timing``: a few seconds of the design's own training timed here, or the
@@ -32,9 +33,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
 
-from . import data, design, measures, seedtests, selection, verdicts
+from . import design, measures, pricing, seedtests, selection, verdicts
 from . import config as ablation_config
 from . import store as run_store
 from . import timing
@@ -44,27 +44,39 @@ from .settings import cost_estimate, from_dict, run_hash
 PLAN_COLUMNS = [
     "study", "claim", "kind", "seeds", "cells", "test", "family", "level", "bonferroni", "supported_after",
     "contradicted_after", "robust_from", "limit", "supported", "contradicted", "supported_step",
-    "contradicted_step", "seeds_needed", "note",
+    "contradicted_step", "seeds_needed", "searched", "fixed_needs", "limited_after", "margin", "noise", "runs",
+    "supported_at", "contradicted_at", "undecidable_ok", "note",
 ]  # fmt: skip
 """One row per claim. seeds: its seeds (an adaptive study: first round-max_seeds); test: a key of
 TESTS; family, level: the Holm family's size m and alpha / m; bonferroni: the cell conditions
-CONTRADICTED-in-one-cell pays for; supported_after, contradicted_after: the fewest seeds, all
-agreeing, that reach each verdict at that level (empty: not within the seeds searched, ``limit``
-for an adaptive study); robust_from: the seeds from which a verdict survives leaving any one seed
-out (an adaptive study's share claims: SUPPORTED, with one seed of a cell outside the claim; empty:
-not within ``limit``, or not known); limit: the most seeds the claim may have (its seeds, or the
-study's max_seeds); supported, contradicted: reachable within them at every Holm step (yes/no);
-supported_step, contradicted_step: the first of Holm's m steps at whose level alpha / (m - step + 1)
-they are reachable (1: wherever the claim ranks; m: only once every other claim of its family is
-decided; empty: not even there, or exact); seeds_needed: the seeds that make both reachable at
-every step and robust (an adaptive study: SUPPORTED's); note: what the other columns do not say."""
+CONTRADICTED-in-one-cell pays for; supported_after, contradicted_after: the fewest seeds per cell
+that reach each verdict at that level with probability ``pricing.POWER``, drawn at the truths of
+supported_at and contradicted_at (empty: not within ``pricing.LIMIT``); robust_from: the seeds from
+which a verdict survives leaving any one seed out (one seed of slack; an adaptive study's share
+claims: SUPPORTED, with one seed of a cell outside the claim; empty: not within ``limit``, or not
+known); limit: the most seeds the claim may have (its seeds, or the study's max_seeds); supported,
+contradicted: reachable with its limit at every Holm step (yes/no); supported_step,
+contradicted_step: the first of Holm's m steps at whose level alpha / (m - step + 1) they are
+reachable (1: wherever the claim ranks; m: only once every other claim of its family is decided;
+empty: not even there, or exact); seeds_needed: the seeds per cell that make both reachable at
+every step and robust (an adaptive study: SUPPORTED's); searched: the most seeds per cell the prices
+count up to (``pricing.LIMIT``; an adaptive study's rounds: max_seeds); fixed_needs: an adaptive
+claim that cannot reach both within max_seeds: the seeds per cell a fixed design of one look needs
+(empty: more than ``pricing.LIMIT``, or not asked); limited_after: a claim with robust_over: the seeds
+per universe that make its scope LIMITED (CONTRADICTED's truth in one universe, at Holm over the
+universes besides the study's own; empty: beyond the search); margin: the claim's; noise: the largest
+sd over seeds of a cell's per-seed values its runs show (the mean estimand without runs: the default
+it is priced with; empty: none); runs: where the runs come from; supported_at, contradicted_at: the
+truths in words; undecidable_ok: the claim's reason to accept seeds that cannot reach both; note:
+what the other columns do not say."""
 TESTS = {
     "exact": "exact claim: every run's twin certificate is checked; no p-value, no family",
-    "sign": "share of seeds meeting the claim > 1/2, exact binomial test over seeds (the sign test)",
-    "e-share": "the same share, anytime-valid e-process on the seeds' outcomes (adaptive rounds)",
-    "e-mean": "mean over seeds, anytime-valid betting e-process (estimand: mean)",
+    "sign": "share of seeds meeting the claim > 1/2, exact test over seeds (the sign test)",
+    "e-share": "the same share, the test of an adaptive study's rounds",
+    "mean": "mean over seeds (estimand: mean), by the claim's own test as the claims table runs it",
 }
-"""The tests a claim's seeds are put to, as the plan's legend explains them."""
+"""The tests a claim's seeds are put to, as the plan's legend explains them (the claims table names
+each test in full; the plan prices whatever ``verdicts.p_values`` runs)."""
 COST_COLUMNS = ["study", "runs", "in_store", "to_train", "cpu_minutes"]
 COST_HEADERS = {"in_store": "in store", "to_train": "to train", "cpu_minutes": "CPU minutes"}
 WIDTH = 100
@@ -72,6 +84,7 @@ WIDTH = 100
 CALIBRATION_RUNS = 400
 """At most this many finished runs of the store calibrate the cost model (they agree to a few per cent)."""
 MAX_SEEDS = 10_000
+"""The most seeds ``agreeing_seeds`` counts up to."""
 
 
 def _n_cells(study, claim: Claim) -> int:
@@ -104,7 +117,9 @@ def agreeing_seeds(claim: Claim, level: float, conditions: int, sequential: bool
     """Fewest seeds, every one at the value most favourable to SUPPORTED (or to CONTRADICTED), with
     which the claim's own test (``ablation.seedtests``) reaches ``level``; CONTRADICTED of one of
     ``conditions`` cell conditions pays Bonferroni over them, as ``verdicts.combine`` does. None beyond
-    ``limit``. The share estimand counts seeds that meet every condition (or none)."""
+    ``limit``. The share estimand counts seeds that meet every condition (or none). A bound no design
+    beats, which the adaptive rounds' futility rule shares; the plan prices at plausible truths
+    (``claim_plan``), not at it."""
     part = claim.parts[0]
 
     def contradicted(p):
@@ -132,82 +147,88 @@ def agreeing_seeds(claim: Claim, level: float, conditions: int, sequential: bool
             _fewest(lambda n: contradicted(share_p(n, False, 1)), level, limit))  # fmt: skip
 
 
-def _holm_step(claim: Claim, which: int, m: int, alpha: float, conditions: int, sequential: bool, limit: int,
-               available: int) -> int | None:  # fmt: skip
-    """The first of Holm's ``m`` steps (its level alpha / (m - step + 1)) at which ``available`` agreeing
-    seeds reach SUPPORTED (``which`` 0) or CONTRADICTED (1); None where not even at the last, alpha."""
-    for step in range(1, max(m, 1) + 1):
-        needed = agreeing_seeds(claim, alpha / (max(m, 1) - step + 1), conditions, sequential, alpha, limit)[which]
-        if needed is not None and needed <= available:
-            return step
-    return None
+def _holm_step(sim: pricing.Simulation, m: int, alpha: float, available: int) -> int | None:
+    """The first of Holm's ``m`` steps (its level alpha / (m - step + 1)) at which ``available`` seeds
+    per cell reach the simulation's verdict with probability POWER; None where not even at the last,
+    alpha. One simulation serves every step: its p-values at ``available`` seeds are drawn once."""
+    m = max(m, 1)
+    return next((step for step in range(1, m + 1) if sim.power(available, alpha / (m - step + 1)) >= pricing.POWER), None)
 
 
-def _sequential_robust_seeds(share: float, level: float, alpha: float, max_seeds: int) -> int | None:
-    """Fewest seeds n at which SUPPORTED by the e-process on the seeds' outcomes, with one seed
-    outside the claim, survives leaving any one seed out: every order of n - 1 outcomes with one
-    0 among them reaches ``level`` (where the 0 falls changes the capital). None beyond ``max_seeds``."""
-    for n in range(3, max_seeds + 1):
-        z = np.ones((n - 1, n - 1))
-        z[np.arange(n - 1), np.arange(n - 1)] = 0.0  # row j: the outcome outside the claim at place j
-        p_sup, _ = seedtests.share_p_sequential(z, z, np.ones_like(z, dtype=bool), share, alpha)
-        if np.all(p_sup <= level):
-            return n
-    return None
-
-
-def claim_plan(study, claim: Claim, m: int, alpha: float, adaptive_block: dict | None = None) -> dict:
+def claim_plan(study, claim: Claim, m: int, alpha: float, adaptive_block: dict | None = None,
+               sources: list[pricing.Source] = ()) -> dict:  # fmt: skip
     """Reachability of SUPPORTED and CONTRADICTED for one claim of a family of ``m`` claims:
     alpha / m is the Holm level a claim meets wherever it ranks. ``adaptive_block``: the study's
-    ``{max_seeds, batch}`` when its rounds add seeds. The row's numbers are fields (PLAN_COLUMNS;
-    TESTS says what ``test`` names); ``note`` holds only what they do not say."""
+    ``{max_seeds, batch}`` when its rounds add seeds; ``sources``: where the study's runs are
+    (``pricing.study_runs``; none: every truth at its default). The row's numbers are fields
+    (PLAN_COLUMNS; TESTS says what ``test`` names); ``note`` holds only what they do not say."""
     seeds = claim.where.get("seed", study.seeds)
     n = len(seeds) if isinstance(seeds, list) else 1
     cells = _n_cells(study, claim)
     row = dict(study=study.name, claim=claim.id, kind=claim.kind.name, seeds=n, cells=cells, family=m,
                level=alpha / max(m, 1), bonferroni=None, supported_after=None, contradicted_after=None,
-               robust_from=None, limit=None, note="")  # fmt: skip
+               robust_from=None, limit=None, searched=None, fixed_needs=None, limited_after=None,
+               margin=claim.keys.get("margin"), noise=None, runs="", supported_at="", contradicted_at="",
+               undecidable_ok=claim.undecidable_ok, note="")  # fmt: skip
     if claim.exact:
         row.update(test="exact", supported="yes", contradicted="yes", seeds_needed=None, family=None, level=None)
         return row
     a_m = alpha / max(m, 1)
     conds = len(claim.parts)
     sequential = adaptive_block is not None and claim.sequential
-    limit = adaptive_block["max_seeds"] if sequential else MAX_SEEDS
-    sup, con = agreeing_seeds(claim, a_m, cells * conds, sequential, alpha, limit)
-    test = "e-mean" if claim.estimand == "mean" else "e-share" if sequential else "sign"
+    sims, measured = pricing.simulations(study, claim, _n_cells(study, claim), alpha, adaptive_block, list(sources))
+    sup, con = (sims[v].fewest(a_m, start=2) for v in pricing.VERDICTS)
+    test = "mean" if claim.estimand == "mean" else "e-share" if sequential else "sign"
     notes = [f"share > {claim.share:g}"] if claim.estimand != "mean" and claim.share != 0.5 else []
     if conds > 1:
         notes.append(f"{conds} conditions a cell")
-    row.update(test=test, bonferroni=cells * conds, supported_after=sup, contradicted_after=con)
+    row.update(test=test, bonferroni=cells * conds, supported_after=sup, contradicted_after=con,
+               searched=sims["SUPPORTED"].limit,
+               supported_at=sims["SUPPORTED"].truth.words, contradicted_at=sims["CONTRADICTED"].truth.words,
+               runs=measured.words, noise=measured.largest_sd() if measured.cells else
+               float(sims["SUPPORTED"].truth.noise.max()) if claim.estimand == "mean" else None)  # fmt: skip
     if n < 2:
-        row.update(supported="no", contradicted="no", seeds_needed=max(2, (sup or 2) + 1),
+        row.update(supported="no", contradicted="no", seeds_needed=max(2, max(sup or 2, con or 2) + 1),
                    limit=n, note="; ".join(["no verdict from fewer than 2 seeds", *notes]))  # fmt: skip
         return row
     available = adaptive_block["max_seeds"] if sequential else n
     row["limit"] = available
-    row["supported"] = "yes" if sup is not None and sup <= available else "no"
-    row["contradicted"] = "yes" if con is not None and con <= available else "no"
-    for which, verdict in enumerate(("supported", "contradicted")):
-        step = 1 if row[verdict] == "yes" else _holm_step(claim, which, m, alpha, cells * conds, sequential, limit, available)
+    # whether the design can decide: at the truths of a clear answer (a design is not refused for a truth
+    # that lies in the margin's zone of doubt, where INCONCLUSIVE is the honest verdict); the seeds priced
+    # at the runs' own truths above are what the row reports beside it
+    clear, _ = pricing.simulations(study, claim, cells, alpha, adaptive_block, list(sources), design=True)
+    for verdict, sim in zip(("supported", "contradicted"), clear.values()):
+        step = _holm_step(sim, m, alpha, available)  # the first step is alpha / m: reachable wherever it ranks
+        row[verdict] = "yes" if step == 1 else "no"
         row[f"{verdict}_step"] = step
         if step is not None and step > 1:
             notes.append(f"{verdict.upper()} from Holm step {step} of {m}")
+    if claim.robust_over:  # the scope inherits the claim's level: LIMITED at Holm over the other universes
+        row["limited_after"] = sims["CONTRADICTED"].fewest(a_m / max(1, len(claim.universes()) - 1), start=2)
+    if sequential and "no" in (row["supported"], row["contradicted"]):
+        # past max_seeds the rounds cannot go: what the claim needs, priced as a fixed design (one look)
+        fixed, _ = pricing.simulations(study, claim, cells, alpha, None, list(sources))
+        needs = [fixed[v].fewest(a_m, start=2) for v in pricing.VERDICTS]
+        row["fixed_needs"] = None if None in needs else max(needs)
     robust = [k + 1 for k in (sup, con) if k is not None]  # a seed of slack for leave-one-seed-out
-    row["seeds_needed"] = sup if sequential else max(robust) if robust else None
+    row["seeds_needed"] = sup if sequential else max(robust) if len(robust) == 2 else None
     if sequential:
         row["seeds"] = f"{n}-{adaptive_block['max_seeds']}"
         if claim.estimand != "mean":
             # with one seed of a cell outside the claim: from how many seeds SUPPORTED survives leaving any seed out
-            row["robust_from"] = _sequential_robust_seeds(claim.share, a_m, alpha, adaptive_block["max_seeds"])
+            # (never before SUPPORTED itself is reached at the priced truth)
+            robust = pricing.sequential_robust_seeds(claim.share, a_m, alpha, adaptive_block["max_seeds"])
+            row["robust_from"] = max(robust, sup) if robust is not None and sup is not None else None
     else:
         row["robust_from"] = max(robust) if len(robust) == 2 else None
     row["note"] = "; ".join(notes)
     return row
 
 
-def plan(cfg) -> pd.DataFrame:
-    """One row per claim of the config: PLAN_COLUMNS."""
+def plan(cfg, store: Path = run_store.STORE, reference: Path | None = None) -> pd.DataFrame:
+    """One row per claim of the config: PLAN_COLUMNS. Each study's runs (``pricing.study_runs``: the
+    run store ``store``, then ``reference``, by default the repository's reference/) set the truths
+    each verdict is priced at."""
     alpha = cfg.stats.get("alpha", measures.DEFAULT_CFG["alpha"])
     family = cfg.stats.get("family", measures.DEFAULT_CFG["family"])
     by_study = {name: study.claims for name, study in cfg.studies.items()}
@@ -215,22 +236,37 @@ def plan(cfg) -> pd.DataFrame:
     for name, study in cfg.studies.items():
         m = ablation_config.family_size(by_study, name, family)
         block = design.adaptive_block(cfg.raw["studies"][name])
-        rows += [claim_plan(study, claim, m, alpha, block) for claim in study.claims]
-    ints = ("family", "bonferroni", "supported_after", "contradicted_after", "robust_from", "limit", "seeds_needed")
+        sources = pricing.study_runs(study, block, store, reference) if any(not c.exact for c in study.claims) else []
+        rows += [_planned(study, claim, m, alpha, block, sources) for claim in study.claims]
+    ints = ("family", "bonferroni", "supported_after", "contradicted_after", "robust_from", "limit", "seeds_needed",
+            "searched", "fixed_needs", "limited_after")
     return pd.DataFrame(rows, columns=PLAN_COLUMNS).astype(dict.fromkeys(ints, "Int64"))
+
+
+_PLANNED: dict[tuple, dict] = {}
+"""Each claim's row, by everything it is priced from: a process that plans one config twice (the
+terminal's plan, then the report's; the tests) simulates it once."""
+
+
+def _planned(study, claim: Claim, m: int, alpha: float, block: dict | None, sources: list[pricing.Source]) -> dict:
+    """``claim_plan``'s row, from _PLANNED when this claim of this design was priced from these runs."""
+    design_key = json.dumps({k: v for k, v in study.to_dict().items() if k != "claims"}, sort_keys=True, default=str)
+    key = (study.name, design_key, repr(claim), m, alpha, json.dumps(block, sort_keys=True), tuple(s.key for s in sources))
+    if key not in _PLANNED:
+        _PLANNED[key] = claim_plan(study, claim, m, alpha, block, sources)
+    return dict(_PLANNED[key])
 
 
 def scope_plan(cfg, table: pd.DataFrame, cal: timing.Calibration | None = None,
                store: Path = run_store.STORE) -> list[dict]:  # fmt: skip
     """Per claim with robust_over: its universes, the runs its other universes add (at the study's
-    seeds), their CPU minutes (``cal``), the agreeing seeds per universe that make it ROBUST (the
-    verdict in every universe at the claim's level, which the scope inherits: the plan's
-    supported_after) and the seeds, every one against the verdict, that make it LIMITED in one
-    universe (at Holm over the universes besides the study's own)."""
-    alpha = cfg.stats.get("alpha", measures.DEFAULT_CFG["alpha"])
+    seeds), their CPU minutes (``cal``), the seeds per universe that make it ROBUST (the verdict in
+    every universe at the claim's level, which the scope inherits: the plan's supported_after) and
+    those that make it LIMITED in one universe (CONTRADICTED's truth there, at Holm over the universes
+    besides the study's own: the plan's limited_after), each with probability POWER, priced as the
+    claim's verdicts are."""
     rows = []
     for name, study in cfg.studies.items():
-        block = design.adaptive_block(cfg.raw["studies"][name])
         for claim in study.claims:
             if not claim.robust_over:
                 continue
@@ -239,11 +275,7 @@ def scope_plan(cfg, table: pd.DataFrame, cal: timing.Calibration | None = None,
                     for r in [design.make_run(study, combo, s, u) for s in study.seeds]}  # fmt: skip
             todo = [r for r in runs.values() if not run_store.is_complete(Path(store) / r.hash)]
             row = table[(table["study"] == name) & (table["claim"] == claim.id)].iloc[0]
-            sequential = block is not None and claim.sequential
-            limit = block["max_seeds"] if sequential else MAX_SEEDS
-            # the scope inherits its claim's level once the claim is decided: LIMITED at Holm over the other universes
-            level = alpha / max(int(row["family"]), 1) / (len(universes) - 1)
-            _, limited = agreeing_seeds(claim, level, _n_cells(study, claim) * len(claim.parts), sequential, alpha, limit)
+            limited = row["limited_after"] if pd.notna(row["limited_after"]) else None
             rows.append({"study": name, "claim": claim.id, "over": ", ".join(claim.robust_over),
                          "universes": len(universes), "runs": len(runs), "to_train": len(todo),
                          "cpu_minutes": sum(cal.run_seconds(r.settings) for r in todo) / 60 if cal else None,
@@ -258,8 +290,8 @@ def scope_lines(rows: list[dict], width: int = WIDTH) -> list[str]:
     out = ["Where it holds (claims with robust_over):"]
     for r in rows:
         minutes = f", {r['cpu_minutes']:.1f} CPU min" if r["cpu_minutes"] is not None else ""
-        robust = f"ROBUST from {r['robust_after']} agreeing seeds per universe" if pd.notna(r["robust_after"]) else "ROBUST unreachable"
-        limited = (f"LIMITED from {r['limited_after']} seeds failing in one universe" if r["limited_after"] is not None
+        robust = f"ROBUST from {r['robust_after']} seeds per universe" if pd.notna(r["robust_after"]) else "ROBUST unreachable"
+        limited = (f"LIMITED from {r['limited_after']} with the claim failing in one universe" if r["limited_after"] is not None
                    else "LIMITED unreachable")  # fmt: skip
         out += textwrap.wrap(f"- scope of {r['claim']}: {r['universes']} universes over {r['over']}; {r['to_train']} of {r['runs']} "
                              f"runs to train{minutes}; {robust}, {limited} (seeds: {r['seeds']})", width,
@@ -269,81 +301,28 @@ def scope_lines(rows: list[dict], width: int = WIDTH) -> list[str]:
     return out
 
 
-NOISE_ACCURACY = 0.8
-"""The accuracy at which the plan states how often two identical models differ by more than a margin."""
-
-
-def test_items(study, claim: Claim) -> int:
-    """Test sequences one seed's value rests on, per run: the test set (with its twins), or for a
-    metric of the task the sequences at every evaluated length in the claim's range."""
-    s = study.runs()[0].settings
-    task = data.task_of(s)
-    if not claim.evaluated:
-        return s.n_test * (2 if task.twins else 1)
-    lo, hi = claim.lengths or (1, 10**6)
-    lengths = [n for n in data.evaluated_lengths(s, study.eval_lengths) if lo <= n <= hi] or [s.seq_len]
-    return s.n_test * len(lengths)
-
-
-def identical_miss(margin: float, items: int, accuracy: float) -> float:
-    """How often two identical models (each test item right with probability ``accuracy``, apart)
-    differ by more than ``margin`` on ``items`` test items: exact, the difference of two binomials."""
-    k = np.arange(items + 1)
-    pmf = scipy_stats.binom.pmf(k, items, accuracy)
-    diff = np.convolve(pmf, pmf[::-1])  # P(X - Y = d), d from -items to items
-    d = np.arange(-items, items + 1) / items
-    return float(diff[np.abs(d) > margin + 1e-12].sum())
-
-
-def estimand_plan(cfg, table: pd.DataFrame) -> list[dict]:
-    """Per claim with a margin on a metric's difference (equivalent, not_worse): its estimand, the
-    per-seed noise of its test set (the sd of two identical models' difference at accuracy 0.5, the
-    largest), how often identical models miss the margin at NOISE_ACCURACY, whether the margin is
-    below that noise under the share estimand (a warning), and the price of the mean test: the
-    fewest seeds, every one at difference 0, with which it reaches SUPPORTED at the claim's level."""
-    alpha = cfg.stats.get("alpha", measures.DEFAULT_CFG["alpha"])
-    rows = []
-    for name, study in cfg.studies.items():
-        block = design.adaptive_block(cfg.raw["studies"][name])
-        for claim in study.claims:
-            margin = claim.keys.get("margin")
-            if margin is None or claim.exact or claim.scale != "difference" or claim.metric not in ("test_acc", "accuracy",
-                                                                                                  "exact_match", "token_accuracy", "final_train_acc"):  # fmt: skip
-                continue
-            row = table[(table["study"] == name) & (table["claim"] == claim.id)].iloc[0]
-            items = test_items(study, claim)
-            sd = math.sqrt(2 * 0.25 / items)
-            level = alpha / max(int(row["family"]), 1)
-            price = _fewest(lambda n, c=claim: _mean_p_at_zero(c, n, alpha), level, MAX_SEEDS)
-            rows.append({"study": name, "claim": claim.id, "estimand": claim.estimand, "margin": margin, "items": items,
-                         "sd": sd, "miss": identical_miss(margin, items, NOISE_ACCURACY),
-                         "warn": claim.estimand == "share" and margin < sd, "mean_seeds": price, "limit": row["limit"]})  # fmt: skip
-    return rows
-
-
-def _mean_p_at_zero(claim: Claim, n: int, alpha: float) -> float:
-    """The mean test's SUPPORTED p on ``n`` seeds whose every difference is exactly 0."""
-    part = claim.parts[0]
-    x = np.zeros(n)
-    return float(seedtests.mean_p(x, x, part.condition.band, verdicts.bounds(claim, part), alpha)[0])
-
-
-def estimand_lines(rows: list[dict], width: int = WIDTH) -> list[str]:
-    """Each margin claim's estimand, its test set's noise and the mean test's price, in words."""
-    if not rows:
+def price_lines(table: pd.DataFrame, width: int = WIDTH) -> list[str]:
+    """How each verdict is priced, in words: per claim (claims priced alike on one line) the truths
+    SUPPORTED and CONTRADICTED are priced at and where they come from; a warning where a share claim's
+    margin lies below the per-seed noise its runs show."""
+    rows = table[table["test"] != "exact"]
+    if not len(rows):
         return []
-    out = ["Estimands and test-set noise (claims with a margin on a difference):"]
-    for r in rows:
-        price = (f"the mean test reaches SUPPORTED from {r['mean_seeds']} seeds per cell, every one at difference 0"
-                 if r["mean_seeds"] is not None else f"the mean test needs more than {MAX_SEEDS} seeds per cell")
-        text = (f"- {r['claim']}: estimand {r['estimand']}; {r['items']} test sequences per run: two identical models "
-                f"differ with sd {100 * r['sd']:.2g} pp at accuracy 0.5, and by more than {100 * r['margin']:.3g} pp in "
-                f"{100 * r['miss']:.0f} % of seeds at accuracy {NOISE_ACCURACY:g}; {price}")  # fmt: skip
-        out += textwrap.wrap(text, width, subsequent_indent="  ")
-        if r["warn"]:
-            out += textwrap.wrap(f"warning: {r['claim']}: its margin ({100 * r['margin']:.3g} pp) is below the per-seed noise "
-                                 f"of its test set ({100 * r['sd']:.2g} pp): under the share estimand identical models "
-                                 "miss it in many seeds; the mean estimand tests the average difference", width,
+    out = textwrap.wrap(f"How each verdict is priced (docs/plan-noise.md): seeds per cell drawn at a plausible truth, "
+                        f"put to the claims table's own test, reach the verdict with probability {pricing.POWER:g}; "
+                        "per-seed values are a comparison's paired differences:", width)  # fmt: skip
+    groups: dict[tuple, list[str]] = {}
+    for r in rows.itertuples():
+        groups.setdefault((r.supported_at, r.contradicted_at, r.runs), []).append(r.claim)
+    for (sup, con, runs), ids in groups.items():
+        out += textwrap.wrap(f"- {', '.join(ids)} ({runs}): SUPPORTED: {sup}; CONTRADICTED: {con}", width,
+                             subsequent_indent="  ")  # fmt: skip
+    for r in rows.itertuples():
+        margin = r.margin
+        if r.test != "mean" and pd.notna(margin) and pd.notna(r.noise) and margin < r.noise:
+            out += textwrap.wrap(f"warning: {r.claim}: its margin ({100 * margin:.3g} pp) is below the per-seed noise its "
+                                 f"runs show (sd {100 * r.noise:.2g} pp): under the share estimand identical models miss "
+                                 "it in many seeds; the mean estimand tests the average difference", width,
                                  subsequent_indent="  ")  # fmt: skip
     return out
 
@@ -423,11 +402,11 @@ def estimate(cfg, cores: int, store: Path = run_store.STORE, time_here: bool = T
 # ---------------------------------------------------------------- the plan in 100 columns
 
 
-def _seeds(value, limit) -> str:
+def _seeds(value, limit, searched=None) -> str:
     """A number of seeds as the table prints it: "!" past what the claim may have, ">N" when not
-    within its N seeds, "-" where nothing applies."""
+    within the N seeds the plan searches (``searched``; else ``limit``), "-" where nothing applies."""
     if pd.isna(value):
-        return "-" if pd.isna(limit) else f">{limit}"
+        return "-" if pd.isna(limit) else f">{int(searched) if pd.notna(searched) else int(limit)}"
     return f"{value}!" if not pd.isna(limit) and value > limit else f"{value}"
 
 
@@ -436,26 +415,28 @@ def display(table: pd.DataFrame) -> pd.DataFrame:
     columns under the headers of HEADERS."""
     rows = []
     for r in table.itertuples():
-        robust = "-" if r.test in ("exact", "e-mean") or pd.isna(r.limit) else _seeds(r.robust_from, r.limit)
-        rows.append([r.study, r.claim, r.kind, str(r.seeds), str(r.cells), r.test, _seeds(r.supported_after, r.limit),
-                     _seeds(r.contradicted_after, r.limit), robust, r.note])  # fmt: skip
+        robust = "-" if r.test in ("exact", "mean") or pd.isna(r.limit) else _seeds(r.robust_from, r.limit)
+        rows.append([r.study, r.claim, r.kind, str(r.seeds), str(r.cells), r.test, _seeds(r.supported_after, r.limit, r.searched),
+                     _seeds(r.contradicted_after, r.limit, r.searched), robust, r.note])  # fmt: skip
     return pd.DataFrame(rows, columns=["study", *HEADERS, "note"])
 
 
 HEADERS = ("claim", "kind", "seeds", "cells", "test", "SUPPORTED", "CONTRADICTED", "robust")
-"""The plan's columns. SUPPORTED and CONTRADICTED: seeds after which the verdict can be reached."""
+"""The plan's columns. SUPPORTED and CONTRADICTED: seeds per cell after which the verdict is reached
+with probability ``pricing.POWER``."""
 
 
 def legend(table: pd.DataFrame) -> list[str]:
     """What the columns mean, once: the tests the plan names, then the seed columns."""
     used = [t for t in TESTS if t in set(table["test"])]
     return ["test: " + "; ".join(f"{t} = {TESTS[t]}" for t in used) + ".",
-            "SUPPORTED, CONTRADICTED: the fewest seeds, every one agreeing, that reach the verdict at the study's "
-            "Holm level (CONTRADICTED in one cell pays Bonferroni over the claim's cells); "
-            "N! = more seeds than the claim may have; >N = not within its N seeds; \"from Holm step k of m\": "
-            "within them only at a later Holm level, alpha / (m - k + 1), once k - 1 claims of the family are decided.",
-            "robust: seeds from which the verdict survives leaving any one seed out (adaptive: SUPPORTED with one "
-            "seed of a cell outside the claim)."]  # fmt: skip
+            f"SUPPORTED, CONTRADICTED: the fewest seeds per cell that reach the verdict with probability "
+            f"{pricing.POWER:g} at the study's Holm level, drawn at the truths priced below (CONTRADICTED in one cell "
+            "pays Bonferroni over the claim's cells); N! = more seeds than the claim may have; >N = not within N; "
+            "\"from Holm step k of m\": within its seeds only at a later Holm level, alpha / (m - k + 1), once k - 1 "
+            "claims of the family are decided.",
+            "robust: seeds from which the verdict survives leaving any one seed out (one seed of slack; adaptive: "
+            "SUPPORTED with one seed of a cell outside the claim)."]  # fmt: skip
 
 
 def _family_words(group: pd.DataFrame, alpha: float) -> str:
@@ -514,24 +495,36 @@ def cost_lines(est: dict, width: int = WIDTH) -> list[str]:
     return out
 
 
-def warnings(table: pd.DataFrame, width: int = WIDTH) -> list[str]:
-    """A line for each claim whose seeds cannot reach a verdict at every Holm step: a warning where
-    not even at the family's last step, a note where only from a later step (once other claims of its
-    family are decided, which the run shows)."""
-    out = []
-    for r in table[(table["supported"] == "no") | (table["contradicted"] == "no")].itertuples():
-        never = [v for v in ("SUPPORTED", "CONTRADICTED") if pd.isna(getattr(r, f"{v.lower()}_step"))]
-        later = [f"{v} only from Holm step {int(getattr(r, f'{v.lower()}_step'))} of {int(r.family)}"
-                 for v in ("SUPPORTED", "CONTRADICTED")
-                 if getattr(r, v.lower()) == "no" and v not in never]  # fmt: skip
-        everywhere = f"{r.seeds_needed} would reach both at every step" if pd.notna(r.seeds_needed) else ""
-        if never:
-            missing = "reach neither verdict" if len(never) == 2 else f"cannot reach {never[0]}"
-            words = f"warning: {r.claim}: its {r.seeds} seeds {missing}" + "".join(f"; {w}" for w in (*later, everywhere) if w)
+def _needs(r) -> str:
+    """The seeds per cell a plan row needs for both verdicts at Holm's first step, in words."""
+    need = [getattr(r, f"{v}_after") for v in ("supported", "contradicted")]
+    if not any(pd.isna(k) for k in need):
+        return f"{max(need)} seeds per cell"
+    if r.test == "e-share" or (r.test == "mean" and "-" in str(r.seeds)):  # an adaptive study's rounds
+        fixed = f"{r.fixed_needs}" if pd.notna(r.fixed_needs) else f"more than {pricing.LIMIT}"
+        return f"more than its max_seeds ({r.limit}) per cell; as a fixed design of one look, {fixed}"
+    return f"more than {int(r.searched) if pd.notna(r.searched) else pricing.LIMIT} seeds per cell"
+
+
+def refusals(table: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """(errors, accepted): a line for each non-exact claim whose seeds (an adaptive study's max_seeds)
+    cannot reach both verdicts at Holm's first step, alpha / m, with probability POWER at its priced
+    truths, naming the seeds per cell it needs. An error unless the claim gives ``undecidable_ok``:
+    then its reason, as a note. Not wrapped: one line a claim."""
+    errors, accepted = [], []
+    short = table[(table["test"] != "exact") & ((table["supported"] == "no") | (table["contradicted"] == "no"))]
+    for r in short.itertuples():
+        missing = [v for v in ("SUPPORTED", "CONTRADICTED") if getattr(r, v.lower()) == "no"]
+        later = [f"{v} only from Holm step {int(getattr(r, f'{v.lower()}_step'))} of {int(r.family)}" for v in missing
+                 if pd.notna(getattr(r, f"{v.lower()}_step"))]  # fmt: skip
+        what = "reach neither verdict" if len(missing) == 2 else f"cannot reach {missing[0]}"
+        words = (f"{r.claim}: its {r.seeds} seeds per cell {what} at Holm's first step (alpha / {int(r.family)}) "
+                 f"with probability {pricing.POWER:g}: it needs {_needs(r)}" + "".join(f"; {w}" for w in later))  # fmt: skip
+        if r.undecidable_ok:
+            accepted.append(f"accepted: {words}; undecidable_ok: {r.undecidable_ok}")
         else:
-            words = f"note: {r.claim}: its {r.seeds} seeds reach " + "; ".join(later) + (f"; {everywhere}" if everywhere else "")
-        out += textwrap.wrap(words, width, subsequent_indent="  ")
-    return out
+            errors.append(f"error: {words}. Add seeds, or say why in the claim's undecidable_ok")
+    return errors, accepted
 
 
 def main(argv=None) -> int:
@@ -559,10 +552,12 @@ def main(argv=None) -> int:
     alpha = cfg.stats.get("alpha", measures.DEFAULT_CFG["alpha"])
     family = cfg.stats.get("family", measures.DEFAULT_CFG["family"])
     est = estimate(selection.restrict(cfg, trains), cores, time_here=not args.no_timing)
+    errors, accepted = refusals(table)
     if args.csv:
         print(table.to_csv(index=False))
         print(est["table"].to_csv(index=False), end="")
-        return 0
+        print("\n".join(errors), file=sys.stderr)
+        return 1 if errors else 0
     title = f"Plan for {args.config}: {len(table)} claims, Holm over the claims of each {family} at alpha {alpha:g}"
     if selection.left_out(cfg, chosen):
         title += f"; the studies {', '.join(chosen)} (left out: {', '.join(selection.left_out(cfg, chosen))})"
@@ -577,13 +572,12 @@ def main(argv=None) -> int:
                          10**6 if args.wide else WIDTH)  # fmt: skip
     if scoped:
         print("\n" + "\n".join(scoped))
-    estimands = estimand_lines(estimand_plan(selection.restrict(cfg, chosen), table), 10**6 if args.wide else WIDTH)
-    if estimands:
-        print("\n" + "\n".join(estimands))
+    priced = price_lines(table, 10**6 if args.wide else WIDTH)
+    if priced:
+        print("\n" + "\n".join(priced))
     print("\n" + "\n".join(cost_lines(est, 10**6 if args.wide else WIDTH)))
-    text = warnings(table, 10**6 if args.wide else WIDTH)
-    if text:
-        print("\n".join(text))
+    for line in accepted:
+        print("\n".join(textwrap.wrap(line, 10**6 if args.wide else WIDTH, subsequent_indent="  ")))
     why = selection.why_every_study(cfg, chosen)
     checked = run_store.check_code(run_store.config_hashes(cfg, trains), cfg.train_threads)
     retrain = run_store.retrain_command(args.config, args.studies)
@@ -591,7 +585,9 @@ def main(argv=None) -> int:
     print("\n" + "\n".join(w.replace("\xa0", " ") for line in code
                             for w in (textwrap.wrap(line, WIDTH, subsequent_indent="  ", break_on_hyphens=False)
                                       if not args.wide else [line])))  # fmt: skip
-    return 0
+    if errors:  # last, where a terminal shows them: the plan refuses the design
+        print("\n".join(errors), file=sys.stderr)
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":

@@ -136,14 +136,16 @@ def _mean_grid(step: float, counts: np.ndarray) -> float:
 
 
 def _seed_cells(sub: pd.DataFrame, lo: np.ndarray, hi: np.ndarray, strata: list[str], how: str, step: float) -> list[Cell]:
-    """Seed means of [lo, hi] per stratum (cells='every') or over strata within each seed ('average')."""
+    """Seed means of [lo, hi] per stratum (cells='every') or over strata within each seed ('average').
+    A run whose level of a stratum is missing stands in a cell of its own ("heads=nan"), where every
+    reader sees it, rather than dropping out of every cell unseen."""
     seeds = sub["seed"].to_numpy()
     strata = [f for f in strata if sub[f].nunique(dropna=False) > 1]
     if how == "average" or not strata:
-        groups = {f"mean over {len(sub.groupby(strata)) if strata else 1} cell(s)": np.arange(len(sub))}
+        groups = {f"mean over {len(sub.groupby(strata, dropna=False)) if strata else 1} cell(s)": np.arange(len(sub))}
     else:
         groups = {}
-        for key, idx in sub.groupby(strata, sort=True).indices.items():
+        for key, idx in sub.groupby(strata, sort=True, dropna=False).indices.items():
             key = key if isinstance(key, tuple) else (key,)
             groups[", ".join(f"{f}={x}" for f, x in zip(strata, key))] = idx
     out = []
@@ -195,7 +197,9 @@ def length_means(claim: Claim, sub: pd.DataFrame, evaluations: pd.DataFrame | No
     """(per run of ``sub``: the mean of the claim's metric over its lengths, or NaN where the run has
     none or one is not finite; the grid step of those means): the lengths of ``claim.lengths`` the
     study evaluated, or each run's trained lengths. The mean of k_i / t_i over L lengths is a
-    multiple of 1 / (lcm(t) L)."""
+    multiple of 1 / (lcm(t) L), over the values the means read (those of ``sub``'s runs with a mean);
+    0 (no grid: values are compared as they are) where one of their totals is unknown, not a whole
+    number or not positive, since a grid of the other totals would round that run's value."""
     if evaluations is None or not len(evaluations):
         fail(claim.id, f"metric {claim.metric!r} is read from the study's evaluations, and it has none")
     ev = evaluations[evaluations["metric"].astype(str) == claim.metric]
@@ -209,8 +213,12 @@ def length_means(claim: Claim, sub: pd.DataFrame, evaluations: pd.DataFrame | No
     per_run = pd.DataFrame({"v": value.to_numpy(), "bad": (~np.isfinite(value)).to_numpy()}).groupby(runs.to_numpy())
     mean = per_run["v"].mean().where(~per_run["bad"].any())
     counts = per_run.size()
-    totals = pd.to_numeric(ev["total"], errors="coerce").dropna().astype(int)
-    grid = math.lcm(*totals.unique().tolist(), 1) * math.lcm(*counts.unique().tolist(), 1)
+    ours = mean.notna() & mean.index.isin(set(sub["run_id"].astype(str)))  # the runs whose means are read
+    read = runs.map(ours).fillna(False).to_numpy(dtype=bool)
+    totals = pd.to_numeric(ev["total"], errors="coerce").to_numpy(dtype=float)[read]
+    known = np.isfinite(totals) & (totals >= 1) & (totals == np.round(totals))
+    grid = (math.lcm(*np.unique(totals).astype(np.int64).tolist(), 1) * math.lcm(*counts[ours].unique().tolist(), 1)
+            if read.any() and known.all() else 0)  # fmt: skip
     step = 1.0 / grid if 0 < grid < 1e12 else 0.0
     return sub["run_id"].astype(str).map(mean).to_numpy(dtype=float), step
 

@@ -104,3 +104,21 @@ def test_an_earlier_results_folder_counts_its_rounds_and_its_scope_runs(tmp_path
                       "--results", str(tmp_path / "none"), "--store", str(store), "--json", str(out)]) == 0  # fmt: skip
     [row] = json.loads(out.read_text())["studies"]
     assert (row["old_runs"], row["new_runs"]) == (len(s1.runs()) + len(scope_runs), len(s1.runs()) + len(scope_runs))
+
+
+def test_a_config_the_earlier_design_lacks_entirely_has_no_ratio_rather_than_a_division_by_zero(tmp_path):
+    """Every study is new: the earlier design trained nothing, so no ratio (NaN) in the table, the total,
+    the JSON and the Markdown alike."""
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(BASE))
+    store = tmp_path / "runs"
+    for run in C.validate(BASE).studies["s1"].runs():
+        (store / run.hash).mkdir(parents=True, exist_ok=True)
+        (store / run.hash / "metrics.csv").write_text("train_seconds\n2.0\n")
+    (tmp_path / "old").mkdir()
+    out, md = tmp_path / "cost.json", tmp_path / "cost.md"
+    assert cost.main(["--config", str(tmp_path / "config.yaml"), "--old-runs", str(tmp_path / "old"), "--results",
+                      str(tmp_path / "none"), "--store", str(store), "--json", str(out), "--out", str(md)]) == 0  # fmt: skip
+    data = json.loads(out.read_text())
+    assert data["ratio"] != data["ratio"] and all(r["ratio"] != r["ratio"] for r in data["studies"])  # NaN
+    assert "Ratio: none (the earlier design trained none of these studies)." in md.read_text()
+    assert cost.ratio(3.0, 2.0) == 1.5

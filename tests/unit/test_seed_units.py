@@ -295,3 +295,31 @@ def test_a_task_metric_a_run_leaves_unknown_lies_anywhere_in_its_task_s_range(sc
     np.testing.assert_array_equal(cell.hi, [7.0, 10.0, 10.0, 10.0])
     assert cell.step == pytest.approx(1 / 20, rel=1e-12)  # total 10, two lengths
     assert desc == "score (mean over its trained lengths per run) per seed (all runs)"
+
+
+# --------------------------------------------------------------------------- nothing missing is hidden
+
+
+def test_a_run_whose_level_is_missing_stands_in_a_cell_of_its_own_rather_than_dropping_out():
+    """Seed 2's run has no heads level: it is its own cell (every seed counted), not left out of every cell."""
+    rows = [run("r0", 0, heads=1), run("r1", 1, heads=1), run("r2", 2, heads=np.nan)]
+    units, _ = cells(claim(), study(rows, factors=("norm", "heads")))
+    assert [c.label for c in units] == ["heads=1.0", "heads=nan"]
+    assert [c.seeds.tolist() for c in units] == [[0, 1], [2]]
+    [mean], _ = cells(claim(cells="average"), study(rows, factors=("norm", "heads")))
+    assert mean.label == "mean over 2 cell(s)" and mean.n == 3
+
+
+def test_a_run_whose_total_is_unknown_leaves_every_value_off_the_grid():
+    """r1's total is unknown: the grid of r0's total (thirds) would round its 0.5 to a third; there is none."""
+    ev = pd.DataFrame([evaluation("r0", 1, 1 / 3, 3), evaluation("r1", 1, 0.5, "-")])
+    rows = [run("r0", 0), run("r1", 1)]
+    assert seed_units.length_means(claim(metric="exact_match"), pd.DataFrame(rows), ev)[1] == 0.0
+    [cell], _ = cells(claim(metric="exact_match"), study(rows, evaluations=ev))
+    assert cell.lo.tolist() == [1 / 3, 0.5] and cell.step == 0.0
+
+
+def test_the_grid_reads_the_totals_of_the_claim_s_runs_alone():
+    """r2 is not among the claim's runs, and r1's value is not a number: neither total refines the grid."""
+    ev = pd.DataFrame([evaluation("r0", 1, 0.25, 4), evaluation("r1", 1, "-", 7), evaluation("r2", 1, 0.2, 5)])
+    assert seed_units.length_means(claim(metric="exact_match"), pd.DataFrame([run("r0", 0), run("r1", 1)]), ev)[1] == 0.25

@@ -46,8 +46,11 @@ def test_the_calibration_times_real_training_here_in_a_few_seconds(tmp_path):
 
 
 def test_make_plan_prints_the_wall_time_at_the_cores_it_is_given(capsys, tmp_path, monkeypatch):
+    """The wall time is printed whatever the plan refuses (the smoke config's two seeds decide nothing:
+    its claims are refused, on stderr, unless they say why with undecidable_ok)."""
     monkeypatch.chdir(tmp_path)  # an empty run store: every run still to train
-    assert P.main([str(REPO / "config" / "smoke.yaml"), "--cores", "2"]) == 0
+    refused = P.refusals(P.plan(C.load(REPO / "config" / "smoke.yaml")))[0]
+    assert P.main([str(REPO / "config" / "smoke.yaml"), "--cores", "2"]) == (1 if refused else 0)
     out = capsys.readouterr().out
     assert "Wall time at 2 cores: about " in out and "timed here" in out
     assert max(map(len, out.splitlines())) <= P.WIDTH
