@@ -101,6 +101,13 @@ compare: venv
 	@test -n "$(REF)" || { echo "usage: make compare REF=<results folder or reference/> [CONFIG=...]"; exit 2; }
 	$(BIN)/python -m ablation.compare diff --config $(CONFIG) $(REF)
 
+## Register CONFIG's studies (STUDY's, when given) anew: each claim's test as the config states it now,
+## in <outdir>/results/<study>/registration.json. The explicit step that accepts a claim changed after
+## its runs: until then its row names the change and the registered claim's verdict (docs/registration.md).
+.PHONY: register
+register: venv
+	$(BIN)/python -m ablation.registration register $(CONFIG) $(STUDIES_FLAG)
+
 ## Write reference/ (committed) from a results folder: per study the trimmed summary, the claims and
 ## the machine and software of the runs. RESULTS defaults to CONFIG's results folder.
 reference: venv
@@ -149,3 +156,10 @@ long-files:
 .PHONY: readme
 readme: venv
 	$(BIN)/python -m ablation.readme $(if $(CHECK),--check)
+
+## Every target with a `##` comment, and its comment's first sentence.
+.PHONY: help
+help:
+	@awk '/^## /{doc = doc (doc == "" ? "" : " ") substr($$0, 4); next} /^$$/{doc = ""; next} \
+		/^[a-z][a-z0-9_-]*:([^=]|$$)/ && doc != "" {name = $$0; sub(/:.*/, "", name); text = doc; \
+		sub(/\. .*/, ".", text); printf "  make %-17s %s\n", name, text; doc = ""}' $(firstword $(MAKEFILE_LIST))

@@ -25,6 +25,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     evaluate       a run's evaluations at test lengths, from its stored weights
     forkserver     training jobs forked from one process that has imported torch
     store          the run store and a study's index of its runs
+    registration   a study's claims fixed before its runs: their tests' hashes, what changed since
     aggregate      a study's runs collected into summary.csv, curves.csv, init_grads.csv
     verify         finished runs re-trained and compared bit for bit
     compare        two results folders compared; reference/ written
@@ -37,6 +38,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     sequential     anytime-valid e-processes and confidence sequences
     seedtests      the tests a claim's seeds are put to
     verdicts       one claim's test and verdict, its robustness, what further seeds would decide it
+    pricing        what seeds decide at a plausible truth: each verdict's price in seeds per cell
     scope          where a verdict holds: a claim judged in every universe of its robust_over settings
     analyze        a study's tables from its summary.csv
     claims         the claims table: every claim's verdict at its Holm step, in words
@@ -50,6 +52,7 @@ tests/tooling/test_package_layout.py holds the code to this order.
     published      our numbers beside a published result: its table, whether its ranking holds, one figure
     effects        the report's largest effects: every seed counted, a tie moving neither way
     report         the stand-alone HTML report
+    findings       the reference's claims in words: each effect measured again from reference/, its interval, why one is open
     readme         the README's generated blocks: the reference's findings, the plan's runs, measured times
 """
 

@@ -12,7 +12,8 @@ reference folder (``<study>/summary.csv``, ``<study>/claims.csv``, ``<study>/env
 Per study it gives: the runs whose final parameters are bit-identical (same ``params_sha256``) and
 those that differ, the largest difference in test accuracy, the claims whose verdicts differ, and
 the CPU capability and package versions each side's runs were trained with (from their
-``provenance.json``; a reference carries them in ``environment.json``).
+``provenance.json``; a reference carries them in ``environment.json``), and the claims whose
+registration (``<study>/registration.json``, ``ablation.registration``) differs.
 """
 
 from __future__ import annotations
@@ -24,14 +25,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import io
+from . import io, registration
 from .config import load
-from .store import STORE
 
-SUMMARY_KEEP = ("run_id", "hash", "test_acc", "status", "params_sha256", "train_seconds")
+SUMMARY_KEEP = ("run_id", "hash", "test_acc", "test_total", "final_train_acc", "status", "params_sha256", "train_seconds")
 """The columns of summary.csv a reference keeps (``hash``: where the results have a run store;
+``test_total`` and ``final_train_acc``: what a claim on accuracy or on convergence reads again;
 ``train_seconds``: what each run took on the reference's machine, for a reader: ``make plan``
 times this machine instead, ablation.timing)."""
+EVALUATIONS = "evaluations.csv"
+"""A task study's per-run, per-length evaluations: what its length claims and figures read."""
+SCOPE = "scope"
+"""The sub-folder of a study's runs in the universes of its claims' ``robust_over``: its summary.csv
+(and evaluations.csv), and the scope table tables/scope.csv of results/ kept as scope.csv."""
 CLAIM_KEEP = ("id", "verdict", "estimate", "ci_lo", "ci_hi", "n", "p_holm", "robustness")
 ENVIRONMENT_KEYS = ("cpu_capability", "cpu_model", "python", "torch", "numpy", "code_sha256", "training_fingerprint")
 """What a run's provenance.json says about the machine and software that trained it (the training
@@ -64,12 +70,19 @@ def _read_claims(folder: Path, study: str) -> pd.DataFrame:
     return pd.DataFrame(columns=list(CLAIM_KEEP))
 
 
+def stores(folder: Path) -> list[Path]:
+    """Where the run store of a results folder ``<outdir>/results`` may be: ``runs/`` beside its study
+    folders (outdir "."), else ``results/runs`` of a folder above it (the working folder of a config
+    with its own outdir). Never the store of the folder this process runs in."""
+    folder = Path(folder).resolve()
+    return [folder / "runs", *(above / "results" / "runs" for above in folder.parents)]
+
+
 def _provenance_files(folder: Path, study: str, summary: pd.DataFrame) -> list[Path]:
-    """provenance.json of the study's runs, in the run store (results/runs/<hash>/, or runs/ beside
-    the study folders)."""
+    """provenance.json of the study's runs, in the run store of ``folder`` (``stores``)."""
     if "hash" not in summary.columns:
         return []
-    for store in (STORE, folder / "runs"):
+    for store in stores(folder):
         found = [store / h / "provenance.json" for h in summary["hash"].dropna()]
         found = [p for p in found if p.is_file()]
         if found:
@@ -95,6 +108,34 @@ def environment(folder: Path, study: str, summary: pd.DataFrame | None = None) -
     return {k: " | ".join(sorted(v)) for k, v in values.items() if v}
 
 
+def registration_differing(here: Path, ref: Path, study: str) -> dict:
+    """The study's registrations (``<study>/registration.json``) side by side: whether each side has
+    one and, per claim whose registered test differs, what changed from the reference's to this one."""
+    paths = {side: Path(folder) / study / registration.FILE for side, folder in (("here", here), ("ref", ref))}
+    regs = {side: registration.load(p) if p.is_file() else None for side, p in paths.items()}
+    out = {"registered_here": regs["here"] is not None, "registered_ref": regs["ref"] is not None, "differing": []}
+    if None in regs.values():
+        return out
+    mine, theirs = ({e["id"]: e for e in regs[s]["claims"]} for s in ("here", "ref"))
+    for cid in [*theirs, *(i for i in mine if i not in theirs)]:
+        if cid not in mine or cid not in theirs:
+            out["differing"].append({"id": cid, "words": ["registered here only" if cid in mine else
+                                                          "registered in the reference only"]})  # fmt: skip
+        elif mine[cid]["sha256"] != theirs[cid]["sha256"]:
+            words = registration.changes(theirs[cid], mine[cid]) or ["the same test, hashed with fields the reference's lacks"]
+            out["differing"].append({"id": cid, "words": words})
+    return out
+
+
+def _runs(folder: Path, study: str) -> pd.DataFrame:
+    """A study's runs: its summary.csv, with its scope universes' runs (``scope/summary.csv``) where
+    it has them: a reproduction checks those too."""
+    runs = _read_summary(folder, study)
+    if (folder / study / SCOPE / "summary.csv").is_file():
+        runs = pd.concat([runs, _read_summary(folder / study, SCOPE)], ignore_index=True)
+    return runs
+
+
 def studies_of(folder: Path) -> list[str]:
     """The studies of a results or reference folder: the sub-folders with a summary.csv."""
     return sorted(p.parent.name for p in Path(folder).glob("*/summary.csv"))
@@ -102,7 +143,7 @@ def studies_of(folder: Path) -> list[str]:
 
 def compare_study(here: Path, ref: Path, study: str) -> dict:
     """The reproduction check of one study: ``here`` against ``ref``."""
-    a, b = _read_summary(here, study), _read_summary(ref, study)
+    a, b = _runs(here, study), _runs(ref, study)
     key = "hash" if "hash" in a.columns and "hash" in b.columns else "run_id"
     both = a.merge(b, on=key, suffixes=("", "_ref"), how="inner")
     same = both["params_sha256"] == both["params_sha256_ref"]
@@ -128,6 +169,7 @@ def compare_study(here: Path, ref: Path, study: str) -> dict:
         ],
         "environment_here": environment(here, study, a),
         "environment_ref": environment(ref, study, b),
+        "registration": registration_differing(here, ref, study),
     }
 
 
@@ -213,12 +255,26 @@ def lines(result: dict) -> list[str]:
         a, b = r["environment_here"].get(key, "unknown"), r["environment_ref"].get(key, "unknown")
         if key != "code_sha256" or a != b:
             out.append(f"  {key}: {a}" + ("" if a == b else f" here, {b} in the reference"))
-    return out
+    return out + registration_lines(r.get("registration"))
+
+
+def registration_lines(reg: dict | None) -> list[str]:
+    """The registration check in words: a line per claim registered otherwise (the reference's test → this one's)."""
+    if not reg or not (reg["registered_here"] or reg["registered_ref"]):
+        return []
+    if not (reg["registered_here"] and reg["registered_ref"]):
+        return [f"  registration: {'none in the reference' if reg['registered_here'] else 'none here'}"]
+    if not reg["differing"]:
+        return ["  registration: the same claims registered"]
+    return [f"  registration differs: {d['id']}: {'; '.join(d['words'])} (the reference's → this one's)"
+            for d in reg["differing"]]  # fmt: skip
 
 
 def write_reference(results: Path, out: Path, studies: list[str] | None = None) -> list[Path]:
     """The trimmed copy of ``results`` in ``out``/<study>/: summary.csv (SUMMARY_KEEP), claims.csv,
-    environment.json (the machine and software of the runs) and, beside a published result, published.csv."""
+    environment.json (the machine and software of the runs, from the run store of ``results``), the
+    study's registration.json where it has one, its evaluations.csv where it has evaluations, its
+    scope universes' runs and table in scope/ and, beside a published result, published.csv."""
     results, out = Path(results), Path(out)
     names = studies or studies_of(results)
     if not names:
@@ -234,6 +290,21 @@ def write_reference(results: Path, out: Path, studies: list[str] | None = None) 
         io.write_dataframe(dest / "claims.csv", claims)
         io.write_json(dest / "environment.json", env)
         written += [dest / "summary.csv", dest / "claims.csv", dest / "environment.json"]
+        if (results / study / registration.FILE).is_file():  # the claims as registered before its runs
+            io.write_text(dest / registration.FILE, (results / study / registration.FILE).read_text(encoding="utf-8"))
+            written.append(dest / registration.FILE)
+        for sub in ("", SCOPE):  # the runs' per-length evaluations; the scope universes' runs and table
+            source, target = results / study / sub, dest / sub
+            if sub and (source / "summary.csv").is_file():
+                scope_runs = _read_summary(results / study, SCOPE)
+                io.write_dataframe(target / "summary.csv", scope_runs[[c for c in SUMMARY_KEEP if c in scope_runs.columns]])
+                written.append(target / "summary.csv")
+                if (results / study / "tables" / "scope.csv").is_file():
+                    io.write_dataframe(target / "scope.csv", pd.read_csv(results / study / "tables" / "scope.csv"))
+                    written.append(target / "scope.csv")
+            if (source / EVALUATIONS).is_file() and len(evaluations := pd.read_csv(source / EVALUATIONS)):
+                io.write_dataframe(target / EVALUATIONS, evaluations)
+                written.append(target / EVALUATIONS)
         table = results / study / "tables" / "published.csv"  # beside a published result: the README counts it
         if table.is_file() and len(pd.read_csv(table)):
             io.write_dataframe(dest / "published.csv", pd.read_csv(table, dtype={"level": str}))

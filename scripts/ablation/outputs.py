@@ -350,6 +350,11 @@ GLOSSARY = {
     "its p and the Holm-adjusted p (an exact claim: the twin certificate of every run).",
     "robustness": f"Share of leave-one-seed-out evaluations that give the same verdict; below {ROBUST}: fragile.",
     "verdict_without_diverged": "The verdict with diverged runs left out (only where some diverged).",
+    "registered": ("The sha256 of the claim's test as its study's registration holds it (results/<study>/registration.json, "
+                   "docs/registration.md); empty for a claim added after the registration."),
+    "changed_after_runs": ("What changed in the claim's test since its registration, registered value first "
+                           "(\"threshold 0.97 → 0.6\"), or \"added after its runs\"; empty when unchanged."),
+    "verdict_registered": "The verdict of the claim as registered, on the same runs by the same code, its family judged as registered.",
     "rule": "The claim's decision rule in words.",
     "detail": "The numbers behind the verdict, per cell.",
     "study": "The study the row belongs to.",

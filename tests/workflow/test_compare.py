@@ -37,6 +37,29 @@ def test_a_folder_against_its_own_reference_is_identical(tmp_path):
     assert r["largest_test_acc_diff"]["difference"] == 0
 
 
+def test_the_reference_keeps_evaluations_and_the_scope_runs_and_compare_checks_the_scope_runs(tmp_path):
+    results = _study(tmp_path / "results")
+    pd.DataFrame({"run_id": ["x~0/seed~0"], "length": [9], "metric": ["exact_match"], "value": [0.5]}).to_csv(
+        results / "s" / "evaluations.csv", index=False
+    )
+    (results / "s" / "scope").mkdir()
+    scope_runs = pd.DataFrame({"run_id": ["lr~0.003/x~0/seed~0", "lr~0.003/x~1/seed~1"], "test_acc": [0.25, 0.5],
+                               "status": "ok", "params_sha256": ["s0", "s1"], "train_seconds": 1.0})  # fmt: skip
+    scope_runs.to_csv(results / "s" / "scope" / "summary.csv", index=False)
+    pd.DataFrame({"id": ["C0"], "universe": ["lr=0.003"], "verdict": ["SUPPORTED"]}).to_csv(
+        results / "s" / "tables" / "scope.csv", index=False
+    )
+    written = compare.write_reference(results, tmp_path / "reference")
+    kept = {p.relative_to(tmp_path / "reference" / "s").as_posix() for p in written}
+    assert {"evaluations.csv", "scope/summary.csv", "scope/scope.csv"} <= kept
+    assert pd.read_csv(tmp_path / "reference" / "s" / "evaluations.csv")["value"].tolist() == [0.5]
+    [r] = compare.compare(results, tmp_path / "reference")
+    assert (r["compared"], r["identical"]) == (5, 5)  # 3 runs of the study and 2 of its scope
+    scope_runs.assign(params_sha256=["s0", "CHANGED"]).to_csv(tmp_path / "reference" / "s" / "scope" / "summary.csv", index=False)
+    [r] = compare.compare(results, tmp_path / "reference")
+    assert r["identical"] == 4 and r["differing"] == ["lr~0.003/x~1/seed~1"]
+
+
 def test_differences_are_named(tmp_path):
     here = _study(tmp_path / "here")
     ref = _study(tmp_path / "ref", acc=(0.5, 0.7, 1.0), sha=("a", "B", "c"), verdicts=("SUPPORTED", "CONTRADICTED"))
@@ -100,6 +123,51 @@ def test_studies_without_a_run_in_common_compare_no_verdict(tmp_path):
     assert overview["sentences"] == ["No run in common with the reference: its runs have other settings, so no "
                                      "verdict and no run is compared."]  # fmt: skip
     assert overview["no_run_in_common"] == ["s"]
+
+
+def _provenance(store, run_hash, cpu_model):
+    (store / run_hash).mkdir(parents=True)
+    (store / run_hash / "provenance.json").write_text(json.dumps({"cpu_model": cpu_model, "torch": "2.13.0+cpu"}))
+
+
+@pytest.mark.parametrize("outdir", [".", "smoke"])
+def test_a_reference_reads_the_run_store_of_the_results_it_is_given(tmp_path, monkeypatch, outdir):
+    """The results of <work>/<outdir>/results are trained in <work>/results/runs; a store of the same
+    runs in the folder this process runs in (another machine's) is not theirs."""
+    results = _study(tmp_path / "work" / outdir / "results")
+    pd.DataFrame({"run_id": [f"x~{i}/seed~{i}" for i in range(3)], "hash": ["h0", "h1", "h2"]}).to_csv(
+        results / "s" / "runs.csv", index=False
+    )
+    here = tmp_path / "elsewhere"
+    for h in ("h0", "h1", "h2"):
+        _provenance(tmp_path / "work" / "results" / "runs", h, "the results' machine")
+        _provenance(here / "results" / "runs", h, "this folder's machine")
+    monkeypatch.chdir(here)
+    compare.write_reference(results, tmp_path / "reference")
+    env = json.loads((tmp_path / "reference" / "s" / "environment.json").read_text())
+    assert env["cpu_model"] == "the results' machine"
+
+
+def test_the_reference_keeps_the_registration_and_compare_names_a_differing_one(tmp_path):
+    from ablation import registration
+
+    claim = {"id": "C2", "statement": "s", "kind": "at_least", "where": {"x": "a"}, "threshold": 0.97}
+    study = C.Study("s", "", {}, {"x": ["a", "b"]}, [0, 1, 2], C.check_claims([claim], ["x"], ["x", "test_acc"]))
+    results = _study(tmp_path / "results")
+    (results / "s" / registration.FILE).write_text(json.dumps(registration.register(study, commit="abc", runs=6)))
+    written = compare.write_reference(results, tmp_path / "reference")
+    assert tmp_path / "reference" / "s" / registration.FILE in written
+    [r] = compare.compare(results, tmp_path / "reference")
+    assert "  registration: the same claims registered" in compare.lines(r)
+    study.claims = C.check_claims([claim | {"threshold": 0.6}], ["x"], ["x", "test_acc"])
+    (results / "s" / registration.FILE).write_text(json.dumps(registration.register(study, commit="def", runs=6)))
+    proc = subprocess.run([sys.executable, "-m", "ablation.compare", "diff", str(results), str(tmp_path / "reference")],
+                          capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "  registration differs: C2: threshold 0.97 → 0.6 (the reference's → this one's)" in proc.stdout
+    (tmp_path / "reference" / "s" / registration.FILE).unlink()
+    [r] = compare.compare(results, tmp_path / "reference")
+    assert "  registration: none in the reference" in compare.lines(r)
 
 
 def test_the_cli_reports_a_missing_folder_in_one_line(tmp_path):

@@ -72,12 +72,15 @@ rule analyze:
 
 
 # A study beside its published result (the config's `published` block): the levels' means over seeds
-# at the block's lengths, beside the published numbers (no rows for a study without a block).
+# at the block's lengths, beside the published numbers (no rows for a study without a block); the same
+# per test length beside the paper's per-length means (ablation.published.PAPER), and its figure.
 rule published_table:
     input:
         evaluations=f"{RESULTS}/{{study}}/evaluations.csv",
     output:
-        study_output("published", "Tables"),
+        table=study_output("published", "Tables"),
+        lengths=f"{RESULTS}/{{study}}/tables/published_lengths.csv",
+        figure=f"{RESULTS}/{{study}}/figures/published_lengths.png",
     log:
         f"{RESULTS}/{{study}}/logs/published_table.log",
     benchmark:
@@ -88,19 +91,22 @@ rule published_table:
         study=published_json,
         captions=table_captions,
     shell:
-        "python -m ablation.published table --study-json {params.study:q}"
-        " --evaluations {input.evaluations:q} --out {output:q} > {log:q} 2>&1"
+        "python -m ablation.published table --study-json {params.study:q} --study {wildcards.study:q}"
+        " --evaluations {input.evaluations:q} --out {output.table:q} --lengths-out {output.lengths:q}"
+        " --figure {output.figure:q} > {log:q} 2>&1"
 
 
 # A study's claims are one error family by default (stats.family: study), so its verdicts read its own
 # results only; with stats.family: config every claim of the config is one, so each study's verdicts
-# read every study's results (claims_studies), and `make plan` says so.
+# read every study's results (claims_studies), and `make plan` says so. Each row also says what
+# changed in its claim since the study's registration (ablation.registration) and its verdict as registered.
 rule claims:
     input:
         summaries=family_summaries,
         init_grads=family_init_grads,
         evaluations=family_evaluations,
         scope=scope_files,
+        registrations=registration_files,
     output:
         claims=study_output("claims", "Claims"),
         scope=study_output("scope", "Claims"),
@@ -114,9 +120,11 @@ rule claims:
     params:
         family=family_json,
         scope=scope_args,
+        registrations=registration_args,
         captions=table_captions,
     shell:
         "python -m ablation.claims --family-json {params.family:q}"
         " --summaries {input.summaries:q} --init-grads {input.init_grads:q}"
-        " --evaluations {input.evaluations:q} {params.scope} --study {wildcards.study} --out {output.claims:q}"
+        " --evaluations {input.evaluations:q} {params.scope} {params.registrations}"
+        " --study {wildcards.study} --out {output.claims:q}"
         " --scope-out {output.scope:q} --scope-seeds-out {output.scope_seeds:q} > {log:q} 2>&1"

@@ -13,6 +13,7 @@ from ablation.config import family_size
 from ablation import outputs
 from ablation import progress
 from ablation import provenance
+from ablation import registration
 from ablation import selection
 from ablation import store as run_store
 from ablation.settings import cost_estimate
@@ -248,14 +249,15 @@ def family_evaluations(wildcards):
 
 
 def family_json(wildcards):
-    """What the claims' verdicts depend on beyond the results: the factors and claims of each study
-    they read (claims_studies, in name order, as family_files lists their summaries), the stats
+    """What the claims' verdicts depend on beyond the results: the factors, claims and seeds of each
+    study they read (claims_studies, in name order, as family_files lists their summaries), the stats
     settings (the error family among them) and the plugins (which may register claim kinds).
     """
     studies = {
         name: {
             "factors": STUDIES[name].factor_names,
             "claims": STUDIES[name].to_dict()["claims"],
+            "seeds": STUDIES[name].seeds,
         }
         | adaptive_design(name)
         for name in claims_studies(wildcards)
@@ -386,6 +388,30 @@ def table_captions(wildcards):
 # The committed reference results (ablation.compare) of the working folder: this repository's, or a
 # user's own where the pipeline is a module (none: the report says so).
 REFERENCE = "reference"
+
+# Each study's claims are registered before its runs exist (ablation.registration): here, when
+# Snakemake reads the workflow and before any job runs. A registration follows the config while none
+# of the study's runs is in the store and stays from its first run on; `make register` renews it.
+if workflow.is_main_process:
+    registration.write(CFG, RESULTS, store=run_store.STORE, reference=REFERENCE)
+
+
+def registration_files(wildcards):
+    """The registration of each study whose results a study's claims read (claims_studies), where it
+    has one: `make register` rewriting it judges the claims again."""
+    return [
+        path
+        for name in claims_studies(wildcards)
+        if os.path.isfile(path := f"{RESULTS}/{name}/{registration.FILE}")
+    ]
+
+
+def registration_args(wildcards, input):
+    """--registration STUDY=FILE for each registration the claims rule reads."""
+    return " ".join(
+        f"--registration {os.path.basename(os.path.dirname(path))}={shlex.quote(path)}"
+        for path in input.registrations
+    )
 
 
 def reference_files(wildcards):
