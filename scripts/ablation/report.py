@@ -240,6 +240,14 @@ def verdict_sentence(c: dict) -> str:
     return evidence.split("; ", 1)[0].rstrip(".") + "." if isinstance(evidence, str) and evidence else EMPTY
 
 
+def changed_after_runs(records: list[dict]) -> dict:
+    """The claims whose test changed (or that were added) after their study's runs existed, by
+    ``ablation.registration``'s columns; and how many claims a registration holds."""
+    said = lambda c, key: isinstance(c.get(key), str) and bool(c[key])  # noqa: E731 (a CSV's empty cell is NaN)
+    return {"ids": [c["id"] for c in records if said(c, "changed_after_runs")],
+            "registered": sum(said(c, "registered") for c in records)}  # fmt: skip
+
+
 def headline(claims: pd.DataFrame, ids: list[str]) -> list[dict]:
     """The claims of the config's ``report: headline:``, in that order, as report rows."""
     if not ids:
@@ -349,15 +357,20 @@ def where_it_holds(results: Path, records: list[dict], specs: dict) -> list[dict
 def against_published(results: Path, studies: list[str], cfg) -> dict:
     """The studies with a ``published`` block, from their tables/published.csv: per study each level's
     mean over seeds and seed range beside the published number, the two orders and whether ours
-    reproduces the paper's (ablation.published); the figure of all of them side by side; how many
-    rankings are reproduced."""
-    sections, tables = [], {}
+    reproduces the paper's (ablation.published.ranking, with the study's claims table), our scale from
+    the study's settings; the figure of all of them side by side, and of each by test length beside the
+    paper's per-length means (tables/published_lengths.csv); how many rankings are reproduced."""
+    sections, tables, lengths, blocks, rankings = [], {}, {}, {}, {}
     for name in studies:
         pub, path = cfg.raw["studies"][name].get("published"), results / name / outputs.table("published").file
         if not pub or not path.is_file():
             continue
         tab = tables[name] = pd.read_csv(path, dtype={"level": str})
-        result = published.ranking(tab)
+        claims = results / name / outputs.table("claims").file
+        result = rankings[name] = published.ranking(tab, pd.read_csv(claims) if claims.is_file() else None,
+                                                    cfg.raw["studies"][name])  # fmt: skip
+        if (by_length := path.with_name("published_lengths.csv")).is_file():
+            lengths[name], blocks[name] = pd.read_csv(by_length, dtype={"level": str}), pub
         rows = [{"level": r.level, "ours": f"{r.here_mean:.2f} (seeds {r.here_seed_min:.2f} to {r.here_seed_max:.2f}, "
                  f"n = {r.here_seeds})", "published": "not published" if _isnan(r.published) else f"{r.published:.2f}"}
                 for r in tab.itertuples()]  # fmt: skip
@@ -366,16 +379,24 @@ def against_published(results: Path, studies: list[str], cfg) -> dict:
                          "ranking": published.words(result), "reproduced": result["reproduced"], "pairs": result["pairs"],
                          "ranks": {r.level: _ranks(r.here_rank, r.published_rank) for r in tab.itertuples()},
                          "here_order": result["here"], "published_order": result["published"],
+                         "scale": published.scale(cfg.study(name), pub),
                          "source": pub["source"], "protocol": pub["protocol"], "note": pub.get("note", "")})  # fmt: skip
-    figure = None
-    if tables:  # drawn in memory: the report writes one file, its own, atomically
-        png = BytesIO()
-        published.figure(tables, sections[0]["metric"], png)
-        figure = "data:image/png;base64," + base64.b64encode(png.getvalue()).decode("ascii")
     ordered = [s for s in sections if s["pairs"]]  # a block that orders no pair has no ranking to reproduce
     levels = list(dict.fromkeys(level for s in sections for level in s["ranks"]))
-    return {"sections": sections, "figure": figure, "reproduced": sum(s["reproduced"] for s in ordered),
-            "rankings": len(ordered), "separated": published.SEPARATED, "levels": levels}  # fmt: skip
+    return {"sections": sections, "figure": _png(published.figure, tables, tables and sections[0]["metric"], rankings=rankings),
+            "length_figure": _png(published.length_figure, lengths, blocks), "reproduced": sum(s["reproduced"] for s in ordered),
+            "rankings": len(ordered), "separated": published.SEPARATED, "here_separated": published.HERE_SEPARATED,
+            "levels": levels}  # fmt: skip
+
+
+def _png(draw, tables: dict, *args, **kwargs) -> str | None:
+    """``draw(tables, *args, buffer, **kwargs)`` in memory (the report writes one file, its own, atomically),
+    as a data URI; None without tables."""
+    if not tables:
+        return None
+    png = BytesIO()
+    draw(tables, *args, png, **kwargs)
+    return "data:image/png;base64," + base64.b64encode(png.getvalue()).decode("ascii")
 
 
 def _ranks(here, theirs) -> str:
@@ -476,6 +497,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         c["said"] = claim_sentence(c, spec, cfg.stats["confidence"], long=True)
         c["n_text"] = seeds_text(c)
         c["scope_label"] = scope_text(c)
+        c["changed"] = c.get("changed_after_runs") if isinstance(c.get("changed_after_runs"), str) else ""
     tally = {v: sum(c["verdict"] == v for c in records) for v in ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")}
     checks = pd.read_csv(results / "checks.csv") if (results / "checks.csv").is_file() else pd.DataFrame()
     verify = None
@@ -513,6 +535,7 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         family_text=family_text(cfg.stats, records),
         claims_detail=claims_detail,
         tally=tally,
+        registration=changed_after_runs(records),
         robust=ROBUST,
         effects=largest_effects(results, studies),
         runs=run_counts(results, studies, cfg),
