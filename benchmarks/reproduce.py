@@ -99,11 +99,15 @@ def collect_results(results: Path) -> dict:
         rows = read_csv(summary)
         claims_csv = summary.parent / "tables" / "claims.csv"
         claims = read_csv(claims_csv) if claims_csv.is_file() else []
+        scope = summary.parent / "scope" / "summary.csv"  # the runs of its claims' robust_over universes
+        scope_rows = read_csv(scope) if scope.is_file() else []
         studies[summary.parent.name] = {
             "runs": len(rows),
             "ok": sum(r["status"] == "ok" for r in rows),
             "diverged": sum(r["status"] == "diverged" for r in rows),
             "sum_train_seconds": round(sum(float(r["train_seconds"]) for r in rows), 1),
+            "scope_runs": len(scope_rows),
+            "scope_train_seconds": round(sum(float(r["train_seconds"]) for r in scope_rows), 1),
             "claims": [{"id": c["id"], "verdict": c["verdict"], "detail": c["detail"]} for c in claims],
         }
     return studies
@@ -152,7 +156,16 @@ def main(argv=None) -> int:
     ap.add_argument("--out-dir", type=Path, default=HERE, help="where the .md/.json go (default: benchmarks/)")
     ap.add_argument("--keep", action="store_true", help="keep the clone (its path is printed)")
     ap.add_argument("--render", type=Path, metavar="JSON", help="only re-render the .md beside JSON from it")
+    ap.add_argument("--rejudged", type=Path, metavar="RESULTS",
+                    help="with --render: first read the runs and verdicts again from RESULTS, the measured clone's "
+                         "results judged again by the analysis of the commit checked out here (the JSON says so)")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.render and args.rejudged:
+        rec = json.loads(args.render.read_text())
+        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()  # fmt: skip
+        rec["studies"], rec["rejudged_at"] = collect_results(args.rejudged), head
+        args.render.write_text(json.dumps(rec, indent=1) + "\n")
     if args.render:
         args.render.with_suffix(".md").write_text(render(json.loads(args.render.read_text())))
         return 0
@@ -282,8 +295,16 @@ def render(rec: dict) -> str:
             "", "| study | runs | ok | diverged | Σ training seconds |", "| --- | --- | --- | --- | --- |"]  # fmt: skip
     for name, s in rec["studies"].items():
         out.append(f"| {name} | {s['runs']} | {s['ok']} | {s['diverged']} | {s['sum_train_seconds']:.0f} s |")
-    out += ["", "## Claim verdicts of this reproduction", "", "| study | claim | verdict | numbers |",
-            "| --- | --- | --- | --- |"]  # fmt: skip
+    scoped = {name: s for name, s in rec["studies"].items() if s.get("scope_runs")}
+    if scoped:
+        out += ["", "The runs of the claims' `robust_over` universes (each study's scope/), besides:", "",
+                "| study | scope runs | Σ training seconds |", "| --- | --- | --- |"]  # fmt: skip
+        out += [f"| {name} | {s['scope_runs']} | {s['scope_train_seconds']:.0f} s |" for name, s in scoped.items()]
+    out += ["", "## Claim verdicts of this reproduction", ""]
+    if rec.get("rejudged_at"):
+        out += [f"Judged again by the analysis at commit {rec['rejudged_at']} on the same runs (`python3 "
+                "benchmarks/reproduce.py --render benchmarks/reproduce.json --rejudged RESULTS`).", ""]
+    out += ["| study | claim | verdict | numbers |", "| --- | --- | --- | --- |"]
     for name, s in rec["studies"].items():
         for c in s["claims"]:
             out.append(f"| {name} | {c['id']} | {c['verdict']} | {c['detail'].replace('|', '/')} |")
