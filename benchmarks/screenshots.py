@@ -1,10 +1,11 @@
 """Screenshots of the HTML report in headless Chromium at 1280 px, and its height.
 
-    .venv/bin/python benchmarks/screenshots.py REPORT.html [--out DIR] [--study NAME]
+    .venv/bin/python benchmarks/screenshots.py REPORT.html [--out DIR] [--study NAME] [--first-screen PNG]
 
 Writes DIR/first_screen.png (the first 1280 x 900 px a reviewer sees), DIR/study_<NAME>.png (one
 study's section; default: the first) and DIR/full_page.png, and prints the page's height and
-whether its body overflows horizontally. Needs Debian's chromium and playwright (in .venv).
+whether its body overflows horizontally; --first-screen writes the first screen alone to PNG (the
+picture in docs/report.md). Needs Debian's chromium and playwright (in .venv).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ FLAGS = [
 ]  # fmt: skip
 
 
-def measure(report: Path, out: Path | None = None, study: str | None = None) -> dict:
-    """Height and horizontal overflow of ``report`` at WIDTH px; screenshots into ``out`` if given."""
+def measure(report: Path, out: Path | None = None, study: str | None = None, first_screen: Path | None = None) -> dict:
+    """Height and horizontal overflow of ``report`` at WIDTH px; screenshots into ``out`` if given, and
+    its first screen alone into ``first_screen``."""
     from playwright.sync_api import sync_playwright
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -40,6 +42,9 @@ def measure(report: Path, out: Path | None = None, study: str | None = None) -> 
                            docScrollWidth: document.documentElement.scrollWidth,
                            studies: [...document.querySelectorAll('h2[id^="study-"]')].map(h => h.id)})"""
             )
+            if first_screen is not None:
+                Path(first_screen).parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(first_screen))
             if out is not None:
                 out.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(out / "first_screen.png"))
@@ -71,10 +76,11 @@ def main(argv=None) -> int:
     ap.add_argument("report", type=Path)
     ap.add_argument("--out", type=Path, default=None, help="folder for the screenshots (default: none taken)")
     ap.add_argument("--study", default=None, help="the study whose section to screenshot (default: the first)")
+    ap.add_argument("--first-screen", type=Path, default=None, help="write the first screen alone to this PNG")
     args = ap.parse_args(argv)
     if not args.report.is_file():
         ap.error(f"{args.report}: no such file")
-    facts = measure(args.report, args.out, args.study)
+    facts = measure(args.report, args.out, args.study, args.first_screen)
     print(f"{args.report}: {facts['height']} px tall at {WIDTH} px wide; "
           f"body overflows horizontally: {'yes' if facts['overflows'] else 'no'}")  # fmt: skip
     if args.out:

@@ -1,51 +1,61 @@
 """The README's front door, generated: what the reference run finds, what each study runs, what it
-costs, and the picture, each from the one source that holds it.
+costs, and the pictures, each from the one source that holds it.
 
-README.md carries three blocks between marker comments (``<!-- BEGIN name ... -->`` and
-``<!-- END name -->``) that only this module writes:
+README.md carries blocks between marker comments (``<!-- BEGIN name ... -->`` and ``<!-- END name -->``)
+that only this module writes:
 
-- ``findings``: every claim of the committed reference run (``reference/<study>/claims.csv``), one row
-  each: study, claim, verdict, scope and its one sentence; whatever columns the files have (a missing
-  ``sentence`` falls back to the first clause of ``evidence``, a missing ``scope`` to none);
-- ``runs``: per study of the default config, its design, seeds and runs as the plan counts them
-  (``ablation.plan.cost``: the first round, then every adaptive round at its most; a run two studies
-  share counts once in the total);
+- ``headline``: the findings the config chooses (``report: findings:``, else ``report: headline:``),
+  each in one sentence with its effect in % or pp (or k of n seeds) and its interval over seeds,
+  measured again from reference/<study>/summary.csv and evaluations.csv with the verdicts' own seed
+  units and intervals (``verdicts.claim_test``, ``intervals.mean_ci``); the published rankings; the
+  construction checks (claims with the estimand ``exact``) in a line of their own; the pictures;
+- ``findings``: every other claim of reference/<study>/claims.csv, one row each in words: its verdict
+  and scope, the cell that decides it and why that one, its effect with its interval, and, when
+  INCONCLUSIVE, why (whatever columns claims.csv has: a claim reference/ cannot measure again keeps
+  its own sentence and its stored interval);
+- ``runs``: per study of the default config its design, seeds, the runs the plan counts
+  (``ablation.plan.cost``: first round, then every adaptive round at its most, the runs of scoped
+  claims' other universes included), the runs reference/ keeps and the training time of the full
+  reproduction (``benchmarks/reproduce.json``), which must count the same runs;
 - ``costs``: the times and disk of the measured reproductions (``benchmarks/reproduce*.json``), each
   row naming the file and the commit it was measured at, and saying "out of date" exactly while a
-  later commit changes the code it measures (``benchmarks/measured.py``), so that re-measuring and
-  ``make readme`` remove the words.
+  later commit changes the code it measures (``benchmarks/measured.py``).
 
-and ``docs/img/findings.png``, the picture the README opens with, drawn from ``reference/``. Two
-pages carry blocks the same way: config/README.md every key a claim may have (``claim-keys``, from
-the schema's ``definitions.claim``: the config check refuses any other) and every claim kind with its
-keys (``claim-kinds``, from ``ablation.kinds``' registry), docs/cluster.md the
-rules that run on the submitting host (``localrules``, from the workflow's ``localrules:``).
+and the pictures under docs/img/: ``findings.png`` (the seeds of each finding the config chooses) and
+``lengths.png`` (``published.length_figure``: exact match by test length beside the paper's). Two pages
+carry blocks the same way: config/README.md every key a claim may have (``claim-keys``, from the
+schema's ``definitions.claim``) and every claim kind with its keys (``claim-kinds``, from
+``ablation.kinds``' registry), docs/cluster.md the rules that run on the submitting host
+(``localrules``, from the workflow's ``localrules:``).
 
-    python -m ablation.readme             # rewrite README.md's blocks and docs/img/findings.png
-    python -m ablation.readme --check     # exit 1 when findings or runs differ from reference/ and the plan
+    python -m ablation.readme             # rewrite README.md's blocks and the pictures
+    python -m ablation.readme --check     # exit 1 when a block differs from reference/, the plan and the
+                                          # measured reproduction, or reference/ and the reproduction disagree
 
-tests/tooling/test_readme.py runs the check on this repository and on a planted disagreement.
+tests/tooling/test_readme.py runs the check on this repository and on planted disagreements.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from . import REPO_DIR
+from . import design, findings, published, seed_units
 from . import config as ablation_config
-from . import design, published
 from . import plan as ablation_plan
 
 README = "README.md"
-PICTURE = "docs/img/findings.png"
+PICTURE, LENGTHS = "docs/img/findings.png", "docs/img/lengths.png"
 DEFAULT_CONFIG = "config/config.yaml"
-CHECKED = ("findings", "runs")
+CHECKED = ("headline", "findings", "runs")
 """The README's blocks ``--check`` compares; ``costs`` is benchmarks/measured.py --check's (it depends on git history)."""
 PAGES = {"config/README.md": ("claim-keys", "claim-kinds"), "docs/cluster.md": ("localrules",)}
 """The other pages with generated blocks (all checked)."""
@@ -60,86 +70,7 @@ def end(name: str) -> str:
     return f"<!-- END {name} -->"
 
 
-def _cell(text) -> str:
-    """A Markdown table cell: one line, pipes escaped; a missing value empty."""
-    if text is None or (isinstance(text, float) and pd.isna(text)):
-        return ""
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
-# ---------------------------------------------------------------- findings: reference/
-
-
-def study_order(reference: Path, cfg=None) -> list[str]:
-    """The reference's studies: the config's order first, then any others alphabetically."""
-    present = sorted(p.name for p in Path(reference).iterdir() if (p / "claims.csv").is_file())
-    first = [n for n in (cfg.studies if cfg else []) if n in present]
-    return first + [n for n in present if n not in first]
-
-
-def sentence(row: dict) -> str:
-    """A claim's one sentence: its ``sentence`` column, else the first clause of its ``evidence``."""
-    text = row.get("sentence")
-    if isinstance(text, str) and text.strip():
-        return text.strip()
-    evidence = row.get("evidence")
-    return evidence.split("; ", 1)[0].rstrip(".") + "." if isinstance(evidence, str) and evidence.strip() else ""
-
-
-def _stale(row: dict, cfg, study: str) -> str:
-    """' (judged with the estimand share; the config now asks for mean ...)' where the reference judged
-    a claim with another estimand than the config's claim now states, else ''."""
-    if cfg is None or study not in cfg.studies or "estimand" not in row:
-        return ""
-    claim = next((c for c in cfg.studies[study].claims if c.id == row.get("id")), None)
-    if claim is None:
-        return ""
-    now = "exact" if claim.exact else claim.estimand
-    if row["estimand"] in ("", now):
-        return ""
-    return (f" (judged with the estimand {row['estimand']}; the config now asks for {now}: `make reproduce "
-            f"STUDY={study}` judges it anew)")
-
-
-def findings(reference: Path, cfg=None) -> str:
-    """Every claim of ``reference`` as a Markdown table, and the tally of its verdicts and scopes."""
-    rows, verdicts, scopes = [], {}, {}
-    for name in study_order(reference, cfg):
-        claims = pd.read_csv(Path(reference) / name / "claims.csv", dtype=str, keep_default_na=False)
-        for r in claims.to_dict("records"):
-            verdict, scope = r.get("verdict", ""), r.get("scope", "")
-            verdicts[verdict] = verdicts.get(verdict, 0) + 1
-            if scope:
-                scopes[scope] = scopes.get(scope, 0) + 1
-            claim = f"`{r.get('id', '')}` {r.get('statement', '')}".strip()
-            said = sentence(r) + _stale(r, cfg, name)
-            rows.append(f"| {name} | {_cell(claim)} | **{_cell(verdict)}** | {_cell(scope)} | {_cell(said)} |")
-    known = ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")  # in this order; any other verdict after them
-    tally = ", ".join(f"{k} {verdicts[k]}" for k in [*known, *sorted(set(verdicts) - set(known))] if k in verdicts)
-    scoped = "; scope: " + ", ".join(f"{k} {v}" for k, v in scopes.items()) if scopes else ""
-    head = ["| study | claim | verdict | scope | what the seeds show |", "| --- | --- | --- | --- | --- |"]
-    lines = [*head, *rows, "", f"{len(rows)} claims: {tally}{scoped} (`{Path(reference).name}/*/claims.csv`)."]
-    return "\n".join([*lines, *rankings(reference, cfg)])
-
-
-def rankings(reference: Path, cfg=None) -> list[str]:
-    """How many published rankings the reference reproduces and each one's result, one paragraph from the
-    studies' published tables (``reference/<study>/published.csv``); nothing when none orders a pair."""
-    found = {}
-    for name in study_order(reference, cfg):
-        path = Path(reference) / name / "published.csv"
-        if path.is_file() and len(tab := pd.read_csv(path, dtype={"level": str})):
-            found[name] = published.ranking(tab)
-    ordered = [r for r in found.values() if r["pairs"]]  # a block that orders no pair has no ranking to reproduce
-    if not ordered:
-        return []
-    done = sum(r["reproduced"] for r in ordered)
-    each = "; ".join(f"`{name}` {published.words(r)} (published {r['published']}; here {r['here']})"
-                     for name, r in found.items() if r["pairs"])  # fmt: skip
-    lines = ["", f"Published rankings reproduced: **{done} of {len(ordered)}**, a ranking reproduced when our means order "
-             f"every pair of encodings the paper separates by {published.SEPARATED:g} or more the same way "
-             f"(`{Path(reference).name}/*/published.csv`): {each}."]  # fmt: skip
-    return lines
+_cell = findings.table_cell
 
 
 # ---------------------------------------------------------------- runs: the config and the plan
@@ -160,16 +91,56 @@ def _scope_text(study) -> str:
                    for c in scoped)  # fmt: skip
 
 
-def runs(cfg) -> str:
-    """Per study its design in words (the config's description), its seeds and its runs as the plan
-    counts them, and the total with shared runs once."""
+kept = findings.kept_runs
+
+
+def reproduced(root: Path = REPO_DIR) -> tuple[dict, dict]:
+    """The full reproduction (benchmarks/reproduce.json): per study (runs, training seconds), its own
+    and its scope's where recorded; and the file's machine and commit."""
+    data = json.loads((Path(root) / f"{FULL}.json").read_text(encoding="utf-8"))
+    studies = {name: (s["runs"] + s.get("scope_runs", 0), s["sum_train_seconds"] + s.get("scope_train_seconds", 0.0))
+               for name, s in data.get("studies", {}).items()}  # fmt: skip
+    return studies, {"cores": data["machine"].get("cores", 1), "commit": data.get("commit", "?")}
+
+
+def agreement(cfg, reference: Path, root: Path = REPO_DIR) -> list[str]:
+    """Where reference/ and benchmarks/reproduce.md count a study's runs differently (both come from one
+    full run: `make reproduce`, then `make reference`)."""
+    studies, _ = reproduced(root)
+    out = []
+    for name in findings.study_order(reference, cfg):
+        here, there = kept(reference, name), studies.get(name, (None,))[0]
+        if here != there:
+            out.append(f"reference/{name} keeps {here} runs, {FULL}.md counts {there}: re-measure both from one full run")
+    return out
+
+
+def _training(seconds: float, cores: int) -> str:
+    if not np.isfinite(seconds):
+        return "not measured"
+    return f"{seconds / 60 / cores:.1f} min on {cores} cores ({seconds / 60:.1f} CPU-min)"
+
+
+def runs(cfg, reference: Path = REPO_DIR / "reference", root: Path = REPO_DIR) -> str:
+    """Per study its design in words (the config's description), its seeds, its runs as the plan counts
+    them, the runs reference/ keeps and their training time in the full reproduction (what
+    `make reproduce STUDY=<study>` trains on a fresh clone), and the totals with shared runs once."""
     cost = ablation_plan.cost(cfg, None).set_index("study")["runs"]
-    lines = ["| study | design (its `description`) | seeds | runs |", "| --- | --- | --- | --- |"]
+    studies, machine = reproduced(root)
+    cores = machine["cores"]
+    lines = [f"| study | design (its `description`) | seeds | runs planned | runs in `reference/` | training, `make "
+             f"reproduce STUDY=<study>` ({FULL}.md, {machine['commit']}) |", "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    total_kept, total_seconds = 0, 0.0
     for name, study in cfg.studies.items():
         block = design.adaptive_block(cfg.raw["studies"][name])
         seeds = _seeds_text(study, block) + _scope_text(study)
-        lines.append(f"| `{name}` | {_cell(study.description)} | {_cell(seeds)} | {cost[name].replace('-', '–')} |")
-    lines.append(f"| all | a run two studies share counts once | | {cost['all'].replace('-', '–')} |")
+        here = kept(reference, name) if (Path(reference) / name / "summary.csv").is_file() else 0
+        seconds = studies.get(name, (0, float("nan")))[1]
+        total_kept, total_seconds = total_kept + here, total_seconds + seconds
+        lines.append(f"| `{name}` | {_cell(study.description)} | {_cell(seeds)} | {cost[name].replace('-', '–')} | "
+                     f"{here} | {_training(seconds, cores)} |")  # fmt: skip
+    lines.append(f"| all | planned: a run two studies share counts once | | {cost['all'].replace('-', '–')} | {total_kept} | "
+                 f"{_training(total_seconds, cores)} |")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -189,9 +160,19 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.1f} min"
 
 
+def torch_build(data, root: Path = REPO_DIR) -> str:
+    """The torch a measured venv held: the measurement's own record (``torch``), else the one the
+    reference's runs record (reference/*/environment.json: the full reproduction trained them)."""
+    if isinstance(data.get("torch"), str):
+        return data["torch"]
+    found = {json.loads(p.read_text(encoding="utf-8")).get("torch") for p in Path(root).glob("reference/*/environment.json")}
+    return found.pop() if len(found) == 1 and None not in found else ""
+
+
 def costs(root: Path = REPO_DIR) -> str:
     """The measured reproductions as a table: per step its wall time, what else ran, and the file and
-    commit it was measured at (out of date while later code changes what it measures)."""
+    commit it was measured at (out of date while later code changes what it measures); the venv's rows
+    say which torch they were measured with (its CPU build is a fraction of the default CUDA build)."""
     measured = _measured()
     rows = ["| step | wall time | CPU time | while other processes used | measured in |", "| --- | --- | --- | --- | --- |"]
     for base, steps in ((SMOKE, (("venv", "`make venv`: .venv from the pins"),
@@ -204,15 +185,18 @@ def costs(root: Path = REPO_DIR) -> str:
         newer = measured.newer_code(root, decl, st["commit"])
         stale = f"; {measured.OUT_OF_DATE}: code it measures changed since" if newer else ""
         cores = data["machine"].get("cores", "?")
+        torch = torch_build(data, root)
+        cpu = f", torch {torch}" + (" (its CPU build: the default CUDA build is several GB more)" if "+cpu" in torch else "")
         for key, words in steps:
             step = data.get(key)
             if not isinstance(step, dict):
                 continue
+            words += cpu if key == "venv" and torch else ""
             rows.append(f"| {words} | {_minutes(step['wall_s'])} on {cores} cores | {step['cpu_s']:.0f} s | "
                         f"{100 * step['other_share']:.0f} % of the CPU | {base}.md, measured at {st['commit']}{stale} |")  # fmt: skip
         disk = data.get("disk_mb") or {}
         if disk:
-            parts = ", ".join(f"{k} {v:.0f} MB" for k, v in disk.items())
+            parts = ", ".join(f"{k} {v:.0f} MB" + (f" (torch {torch})" if k == "venv" and torch else "") for k, v in disk.items())
             rows.append(f"| disk afterwards | {parts} | | | {base}.md, measured at {st['commit']}{stale} |")
     return "\n".join(rows)
 
@@ -271,65 +255,110 @@ def page_blocks(page: str, root: Path = REPO_DIR) -> dict[str, str]:
     return {name: makers[name]() for name in PAGES[page]}
 
 
-# ---------------------------------------------------------------- the picture: reference/
+# ---------------------------------------------------------------- the pictures: reference/
 
 
-def run_factors(run_ids: pd.Series) -> pd.DataFrame:
-    """The settings a run id names (``pos_enc~none/seed~0``), one column each, as text."""
-    return pd.DataFrame([dict(part.split("~", 1) for part in str(r).split("/") if "~" in part) for r in run_ids],
-                        index=run_ids.index)  # fmt: skip
+def shown(rows: list, cfg) -> list:
+    """The findings the config chooses that reference/ can measure again: the first picture's panels."""
+    by_id = {r.row.get("id"): r for r in rows}
+    return [by_id[i] for i in findings.finding_ids(cfg) if i in by_id and by_id[i].measured is not None]
 
 
-def findings_figure(summaries: dict[str, pd.DataFrame], cfg, path: Path) -> None:
-    """The README's picture: on the order task, every run's test accuracy by positional encoding, a
-    panel per study that varies it (the attention mask colours, where the study varies it), chance dashed. ``summaries``:
-    study -> its summary (reference/<study>/summary.csv); studies of another task are left out."""
+def length_inputs(cfg, reference: Path) -> tuple[dict, dict]:
+    """Per study with a ``published`` block whose evaluations reference/ keeps: its evaluations, and its block."""
+    evaluations, blocks_ = {}, {}
+    for name in findings.study_order(reference, cfg):
+        block_ = cfg.raw["studies"].get(name, {}).get("published")
+        path = Path(reference) / name / "evaluations.csv"
+        if block_ and path.is_file():
+            evaluations[name] = pd.read_csv(path, dtype={"run_id": str})
+            blocks_[name] = block_
+    return evaluations, blocks_
+
+
+def pictures(rows: list, cfg, reference: Path) -> list[tuple[str, str]]:
+    """The README's pictures its sources can draw, as (path, alt text): the seeds of each finding the
+    config chooses; exact match by test length beside the paper's (``published.length_figure``)."""
+    out = []
+    if panels := shown(rows, cfg):
+        out.append((PICTURE, "Per seed, what each finding reads in the cell that decides it, with the mean and its "
+                             "interval: " + "; ".join(f"{r.row['id']}, {findings.metric_words(r.claim)}" for r in panels)))
+    if length_inputs(cfg, reference)[0] and hasattr(published, "length_figure"):
+        out.append((LENGTHS, "Exact match by test length per positional encoding in each study with a published "
+                             "table, the trained lengths shaded, the paper's values beside ours"))  # fmt: skip
+    return out
+
+
+def findings_figure(panels: list, path: Path) -> None:
+    """The README's first picture: a panel per finding (``shown``), its seeds in the cell that decides it
+    (a comparison's two levels, a line joining each seed's pair; a one-sample claim's cells, its band
+    shaded), and beside them each level's or cell's mean with its interval over seeds."""
+    import matplotlib
+
+    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
-    import seaborn as sns
 
-    from .data import TASKS
     from . import io
-    from .plots import DPI, PALETTE
+    from .plots import DPI
 
-    sns.set_theme(style="whitegrid", context="notebook")
-    panels = []
-    for name, summary in summaries.items():
-        study = cfg.studies.get(name)
-        if study is None or "pos_enc" not in study.factor_names:
-            continue
-        if not getattr(TASKS.get(study.runs()[0].settings.task), "twins", False):
-            continue  # the picture is about order: 50 % is chance only on a test set of swap twins
-        data = summary.join(run_factors(summary["run_id"]))
-        data["test_acc"] = pd.to_numeric(data["test_acc"], errors="coerce")
-        hue = "attn_mask" if "attn_mask" in study.factor_names else None  # a causal mask tells positions apart
-        panels.append((name, data, [str(v) for v in study.factors["pos_enc"]], hue))
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 + 1.1 * sum(len(p[2]) for p in panels), 3.6), squeeze=False,
-                             sharey=True, layout="constrained", width_ratios=[len(p[2]) for p in panels])  # fmt: skip
-    for ax, (name, data, order, hue) in zip(axes.flat, panels):
-        np.random.seed(0)  # seaborn's jitter: the same picture from the same reference
-        sns.stripplot(data=data, x="pos_enc", y="test_acc", order=order, hue=hue, dodge=bool(hue), jitter=0.3, size=3.5,
-                      alpha=0.6, palette=PALETTE if hue else None, color=None if hue else "0.3", ax=ax)  # fmt: skip
-        ax.axhline(0.5, color="0.5", lw=0.9, ls="--")
-        ax.set_ylim(0.3, 1.03)
-        ax.set_title(f"{name} ({len(data)} runs)", fontsize=10)
-        ax.set_xlabel("positional encoding")
-        ax.set_ylabel("test accuracy (order task)")
-        ax.tick_params(axis="x", labelsize=8)
-        if hue:
-            ax.legend(title=hue, fontsize=7, title_fontsize=7, loc="lower center", ncol=2)
-    fig.suptitle("Every run of the reference by positional encoding: without it, a model without a causal mask "
-                 "sits exactly at chance (dashed)", fontsize=10)  # fmt: skip
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.1 * len(panels), 3.7), squeeze=False, layout="constrained")
+    for ax, r in zip(axes[0], panels):
+        claim, groups = r.claim, r.measured.groups
+        seeds = sorted({s for g in groups for s in g["seeds"].tolist()}, key=str)
+        jitter = dict(zip(seeds, np.random.default_rng(0).uniform(-0.12, 0.12, len(seeds))))  # a seed's place, each time
+        ys = [100 * v for g in groups for v in (*g["values"], g["lo"], g["hi"]) if np.isfinite(v)]
+        for i, g in enumerate(groups):
+            where = [i + jitter[s] for s in g["seeds"].tolist()]
+            ax.scatter(where, 100 * g["values"], s=14, alpha=0.55, color="tab:blue", zorder=2)
+            ax.errorbar(i + 0.3, 100 * g["mean"], yerr=[[100 * (g["mean"] - g["lo"])], [100 * (g["hi"] - g["mean"])]],
+                        fmt="D", color="black", ms=4, capsize=3, zorder=3)  # fmt: skip
+        if claim.scale == "difference" and len(groups) == 2:
+            first = dict(zip(groups[0]["seeds"].tolist(), groups[0]["values"]))
+            for seed, value in zip(groups[1]["seeds"].tolist(), groups[1]["values"]):
+                if seed in first:
+                    ax.plot([jitter[seed], 1 + jitter[seed]], [100 * first[seed], 100 * value], color="0.6", lw=0.6,
+                            alpha=0.5, zorder=1)  # fmt: skip
+        else:
+            lo, hi = claim.parts[0].condition.band
+            ys += [100 * b for b in (lo, hi) if np.isfinite(b)]
+            if hi == lo or not np.isfinite(hi):
+                ax.axhline(100 * lo, color="tab:red", ls="--", lw=0.9)
+            else:
+                ax.axhspan(100 * lo, 100 * hi, color="tab:red", alpha=0.15)
+        pad = max(2.0, 0.1 * (max(ys) - min(ys)))
+        ax.set_ylim(max(-5, min(ys) - pad), min(105, max(ys) + pad))
+        ax.set_xticks(range(len(groups)), [g["label"] for g in groups], fontsize=7, rotation=15)
+        ax.set_xlim(-0.5, len(groups) - 0.3)
+        ax.set_ylabel(f"{findings.metric_words(claim)} (%)", fontsize=8)
+        cell = seed_units.where_text(claim.where) if r.measured.cell.startswith("mean over") else r.measured.cell
+        ax.set_title(f"{claim.id}: {r.row.get('verdict', '')}\n{r.study}, {cell}", fontsize=8)
+    fig.suptitle("The findings' seeds (dots; paired seeds joined), mean and 95 % interval over seeds (black)", fontsize=9)
     with io.atomic_open(path, "wb") as fh:
         fig.savefig(fh, format="png", dpi=DPI, bbox_inches="tight")
     plt.close(fig)
 
 
+def draw(rows: list, cfg, reference: Path, root: Path = REPO_DIR) -> list[str]:
+    """Draw the pictures ``pictures`` names; their paths."""
+    drawn = []
+    for path, _ in pictures(rows, cfg, reference):
+        if path == PICTURE:
+            findings_figure(shown(rows, cfg), Path(root) / path)
+        else:
+            published.length_figure(*length_inputs(cfg, reference), Path(root) / path)
+        drawn.append(path)
+    return drawn
+
+
 # ---------------------------------------------------------------- the README
 
 
-def blocks(cfg, reference: Path, root: Path = REPO_DIR) -> dict[str, str]:
-    return {"findings": findings(reference, cfg), "runs": runs(cfg), "costs": costs(root)}
+def blocks(cfg, reference: Path, root: Path = REPO_DIR, rows: list | None = None) -> dict[str, str]:
+    """Every block of the README, by name."""
+    rows = findings.claim_rows(reference, cfg) if rows is None else rows
+    return {"headline": findings.headline(reference, cfg, rows, pictures(rows, cfg, reference)),
+            "findings": findings.claims_table(reference, cfg, rows), "runs": runs(cfg, reference, root),
+            "costs": costs(root)}  # fmt: skip
 
 
 def _pattern(name: str) -> re.Pattern:
@@ -349,11 +378,14 @@ def block(text: str, name: str) -> str | None:
     return m[1].removesuffix("\n") if m else None
 
 
-def differences(readme: str, cfg, reference: Path) -> list[str]:
-    """The CHECKED blocks of ``readme`` that differ from what ``reference`` and the plan give, each
-    with its first differing line."""
+def differences(readme: str, cfg, reference: Path, root: Path = REPO_DIR) -> list[str]:
+    """The CHECKED blocks of ``readme`` that differ from what ``reference``, the plan and the measured
+    reproduction give, each with its first differing line; and where reference/ and the reproduction
+    count a study's runs differently."""
     out = []
-    wanted = {"findings": findings(reference, cfg), "runs": runs(cfg)}
+    rows = findings.claim_rows(reference, cfg)
+    wanted = {"headline": findings.headline(reference, cfg, rows, pictures(rows, cfg, reference)),
+              "findings": findings.claims_table(reference, cfg, rows), "runs": runs(cfg, reference, root)}  # fmt: skip
     for name in CHECKED:
         have = block(readme, name)
         if have is None:
@@ -365,7 +397,7 @@ def differences(readme: str, cfg, reference: Path) -> list[str]:
             start = max(0, at - 40)  # where the two lines part, with some context
             out.append(f"README.md's {name} block differs from its source in the line «{(h or w)[:40]}…»: "
                        f"README «…{h[start:at + 60]}…», generated «…{w[start:at + 60]}…» (run `make readme`)")  # fmt: skip
-    return out
+    return out + agreement(cfg, reference, root)
 
 
 def page_differences(root: Path = REPO_DIR) -> list[str]:
@@ -391,10 +423,12 @@ def main(argv=None) -> int:
     text = args.readme.read_text(encoding="utf-8")
     if args.check:
         found = differences(text, cfg, args.reference) + page_differences()
-        print("\n".join(found) or f"{args.readme.name}: findings and runs are those of reference/ and the plan")
+        print("\n".join(found) or f"{args.readme.name}: its findings, runs and pictures are those of reference/, the plan "
+                                  "and the measured reproduction")
         return 1 if found else 0
+    rows = findings.claim_rows(args.reference, cfg)
     new = text
-    for name, body in blocks(cfg, args.reference).items():
+    for name, body in blocks(cfg, args.reference, rows=rows).items():
         new = replace(new, name, body)
     if new != text:
         args.readme.write_text(new, encoding="utf-8")
@@ -406,9 +440,10 @@ def main(argv=None) -> int:
             rewritten = replace(rewritten, name, body)
         if rewritten != old:
             path.write_text(rewritten, encoding="utf-8")
-    findings_figure({n: pd.read_csv(args.reference / n / "summary.csv", dtype={"run_id": str})
-                     for n in study_order(args.reference, cfg)}, cfg, REPO_DIR / PICTURE)  # fmt: skip
-    print(f"{args.readme.name}: {'rewritten' if new != text else 'already in step'}; drew {PICTURE}")
+    drawn = draw(rows, cfg, args.reference)
+    print(f"{args.readme.name}: {'rewritten' if new != text else 'already in step'}; drew {', '.join(drawn) or 'no picture'}")
+    for line in agreement(cfg, args.reference):
+        print(f"warning: {line}", file=sys.stderr)
     return 0
 
 

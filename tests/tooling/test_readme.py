@@ -1,19 +1,25 @@
-"""The README's front door is generated: its findings table is every claim of reference/, its runs
-table the plan's count for the default config, and `make readme` writes both. A planted disagreement
-with reference/ (a verdict, a claim added) fails the check, and so does a hand edit of the table."""
+"""The README's front door is generated: its findings are the claims the config chooses, measured again
+from reference/ with the verdicts' own intervals; its table every other claim in words; its runs table
+the plan's count beside what reference/ keeps and the full reproduction trained and timed; `make readme`
+writes them all. A planted disagreement (a verdict, a claim, a finding's effect, a run count, a study's
+time) fails the check, and so does a hand edit of a block."""
 
+import json
+import re
 import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from ablation import config, readme
+from ablation import config, findings, intervals, readme, selection
 from conftest import REPO
 
 CFG = config.load(REPO / "config" / "config.yaml")
 README = (REPO / "README.md").read_text(encoding="utf-8")
+CLAIMS = pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False) for p in sorted((REPO / "reference").glob("*/claims.csv"))])
 
 
 @pytest.fixture
@@ -22,26 +28,96 @@ def reference(tmp_path):
     return shutil.copytree(REPO / "reference", tmp_path / "reference")
 
 
-def test_the_readme_findings_and_runs_are_those_of_reference_and_the_plan():
+@pytest.fixture
+def root(tmp_path):
+    """A folder with a copy of the measured full reproduction, to plant disagreements in."""
+    (tmp_path / "root" / "benchmarks").mkdir(parents=True)
+    shutil.copy(REPO / f"{readme.FULL}.json", tmp_path / "root" / f"{readme.FULL}.json")
+    return tmp_path / "root"
+
+
+def rows_of(block: str) -> list[str]:
+    return [line for line in block.splitlines() if line.startswith("| ") and "`" in line]
+
+
+def test_the_readme_blocks_are_those_of_reference_the_plan_and_the_reproduction():
     assert readme.differences(README, CFG, REPO / "reference") == []
 
 
-def test_the_findings_table_has_one_row_per_claim_of_reference_with_its_verdict_and_scope():
-    rows = [line for line in readme.block(README, "findings").splitlines() if line.startswith("| ") and "`" in line]
-    claims = pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False) for p in sorted((REPO / "reference").glob("*/claims.csv"))])
-    assert len(rows) == len(claims)
-    for c in claims.to_dict("records"):
+def test_reference_and_the_full_reproduction_count_the_same_runs_as_the_runs_table():
+    """Each study's runs in reference/ (its summary and its scope's) are the runs benchmarks/reproduce.md
+    counts, and the runs table shows that number."""
+    assert readme.agreement(CFG, REPO / "reference") == []
+    counted, _ = readme.reproduced()
+    table = readme.block(README, "runs")
+    for name in CFG.studies:
+        [row] = [r for r in table.splitlines() if r.startswith(f"| `{name}` |")]
+        assert row.split(" | ")[4] == str(counted[name][0]) == str(readme.kept(REPO / "reference", name)), row
+
+
+def test_the_claims_table_has_a_row_per_claim_but_the_checks_with_its_verdict_and_scope():
+    rows = rows_of(readme.block(README, "findings"))
+    exact = CLAIMS[CLAIMS["estimand"] == "exact"]
+    assert len(rows) == len(CLAIMS) - len(exact) > 0
+    for c in CLAIMS[CLAIMS["estimand"] != "exact"].to_dict("records"):
         [row] = [r for r in rows if f"`{c['id']}`" in r]
-        assert f"**{c['verdict']}**" in row and f"| {c.get('scope', '')} |" in row, row
+        scope = f", scope {c['scope']}" if c.get("scope") else ""
+        assert f"| **{c['verdict']}**{scope} |" in row, row
+    checks = readme.block(README, "headline")
+    for c in exact.to_dict("records"):
+        assert f"`{c['id']}`" in checks and f"`{c['id']}`" not in readme.block(README, "findings")
+    assert f"{len(exact)} of {len(exact)} construction checks hold on every run" in checks
+
+
+def test_the_tally_counts_the_findings_alone():
+    tally = next(line for line in readme.block(README, "findings").splitlines() if "claims besides the" in line)
+    judged = CLAIMS[CLAIMS["estimand"] != "exact"]
+    assert tally.startswith(f"{len(judged)} claims besides the {len(CLAIMS) - len(judged)} construction checks:")
+    for verdict, n in judged["verdict"].value_counts().items():
+        assert f"{verdict} {n}" in tally
+
+
+def test_every_number_is_in_percent_or_pp_and_every_open_claim_says_why():
+    table = readme.block(README, "findings")
+    assert not re.search(r"mean -?0\.\d{3}", table), "a raw fraction"
+    for row in rows_of(table):
+        if "**INCONCLUSIVE**" in row:
+            assert re.search(r"Open: (the effect lies in the margin's zone of doubt|the seeds split|the design could "
+                             r"not reach a verdict)", row), row  # fmt: skip
+        if "of its " in row:  # a claim judged in several cells names the one shown and why
+            assert "the one closest to the boundary, which decides the verdict" in row, row
+
+
+def test_a_measured_effect_is_the_mean_over_seeds_of_the_paired_runs_with_the_pipelines_interval():
+    """P4 at length 32, bidirectional: learned minus sinusoidal per seed, from reference/'s summary.csv alone."""
+    summary = pd.read_csv(REPO / "reference" / "position" / "summary.csv")
+    cell = summary[summary["run_id"].str.contains("attn_mask~bidirectional/seq_len~32/")]
+    seed = cell["run_id"].str.extract(r"seed~(\d+)")[0].astype(int)
+    level = cell["run_id"].str.extract(r"pos_enc~(\w+)")[0]
+    acc = cell.assign(seed=seed, level=level).pivot(index="seed", columns="level", values="test_acc")
+    diff = (acc["learned"] - acc["sinusoidal"]).to_numpy()
+    lo, hi, _ = intervals.mean_ci(diff, 0.95, (-1.0, 1.0))
+    [row] = [r for r in rows_of(readme.block(README, "findings")) if "`P4-learned-like-sinusoidal`" in r]
+    number = lambda x: f"{100 * x:+.1f}".removesuffix(".0").replace("-", "−") + " pp"  # noqa: E731
+    assert f"difference {number(diff.mean())} (95 % interval {number(lo)} to {number(hi)}) over {len(diff)} seeds" in row, row
+
+
+def test_the_findings_are_the_claims_the_config_names_in_its_order_the_checks_apart(reference):
+    cfg = config.load(REPO / "config" / "config.yaml")
+    cfg.raw.setdefault("report", {})["headline"] = ["P4-learned-like-sinusoidal", "C1-chance", "C3-heads"]
+    text = findings.headline(reference, cfg)
+    numbered = [line for line in text.splitlines() if re.match(r"\d+\. ", line)]
+    assert "`P4-learned-like-sinusoidal`" in numbered[0] and "`C3-heads`" in numbered[1], numbered
+    assert not any("`C1-chance`" in line for line in numbered) and "`C1-chance` (6 runs)" in text
 
 
 def test_a_verdict_changed_in_reference_fails_the_check(reference):
-    path = reference / "lesson" / "claims.csv"
+    path = reference / "position" / "claims.csv"
     claims = pd.read_csv(path)
-    claims.loc[claims["id"] == "C2-pe-100", "verdict"] = "CONTRADICTED"
+    claims.loc[claims["id"] == "P3-rope-not-worse-at-32", "verdict"] = "CONTRADICTED"
     claims.to_csv(path, index=False)
     found = readme.differences(README, CFG, reference)
-    assert len(found) == 1 and "findings" in found[0] and "C2-pe-100" in found[0], found
+    assert len(found) == 1 and "findings" in found[0] and "P3-rope-not-worse-at-32" in found[0], found
 
 
 def test_a_claim_added_to_reference_fails_the_check(reference):
@@ -53,6 +129,40 @@ def test_a_claim_added_to_reference_fails_the_check(reference):
     assert len(found) == 1 and "findings" in found[0], found
 
 
+def test_a_findings_effect_changed_in_reference_fails_the_check(reference):
+    """One run of the first finding reference/ measures again from test accuracy scores otherwise: its
+    effect changes."""
+    rows = findings.claim_rows(reference, CFG)
+    first = next(r for r in readme.shown(rows, CFG) if r.claim.metric == "test_acc" and not r.claim.exact)
+    path = reference / first.study / "summary.csv"
+    summary = pd.read_csv(path, dtype={"run_id": str})
+    keys = dict(first.claim.where) | ({first.claim.factor: first.claim.levels[-1]} if first.claim.factor else {})
+    where = summary["run_id"].map(lambda r: all(f"{k}~{v}/" in r for k, v in keys.items()))
+    summary.loc[where[where].index, "test_acc"] -= 0.1  # every run of the claim's second level
+    summary.to_csv(path, index=False)
+    found = readme.differences(README, CFG, reference)
+    assert any("headline" in line for line in found), found
+
+
+def test_a_run_count_changed_in_reference_fails_the_check(reference):
+    path = reference / "lesson" / "summary.csv"
+    pd.read_csv(path).iloc[1:].to_csv(path, index=False)
+    found = readme.differences(README, CFG, reference)
+    assert any("runs block" in line for line in found), found
+    assert any(line.startswith("reference/lesson keeps 11 runs, benchmarks/reproduce.md counts 12") for line in found), found
+
+
+def test_the_time_of_a_study_changed_in_the_reproduction_fails_the_check(root):
+    data = json.loads((root / f"{readme.FULL}.json").read_text(encoding="utf-8"))
+    cores, seconds = data["machine"]["cores"], data["studies"]["depth"]["sum_train_seconds"]
+    [row] = [r for r in readme.block(README, "runs").splitlines() if r.startswith("| `depth` |")]
+    assert f"{seconds / 60 / cores:.1f} min on {cores} cores" in row, row
+    data["studies"]["depth"]["sum_train_seconds"] = seconds + 600
+    (root / f"{readme.FULL}.json").write_text(json.dumps(data), encoding="utf-8")
+    found = readme.differences(README, CFG, REPO / "reference", root)
+    assert len(found) == 1 and "runs block" in found[0], found
+
+
 def test_a_hand_edit_of_the_table_fails_the_check():
     edited = README.replace("**CONTRADICTED**", "**SUPPORTED**", 1)
     assert edited != README
@@ -61,13 +171,34 @@ def test_a_hand_edit_of_the_table_fails_the_check():
 
 
 def test_the_findings_read_whatever_columns_reference_has(reference):
-    """Without sentence and scope columns: the evidence's first clause, and no scope."""
+    """Without sentence and scope columns, and with columns a later claims table adds: the row reads the
+    evidence's first clause, no scope, and the new columns change nothing."""
     path = reference / "depth" / "claims.csv"
     claims = pd.read_csv(path).drop(columns=["sentence", "scope"])
-    claims.to_csv(path, index=False)
-    table = readme.findings(reference, CFG)
+    claims.assign(test="betting e-process", registered="yes", changed_after_runs=False).to_csv(path, index=False)
+    table = findings.claims_table(reference, CFG)
     row = next(line for line in table.splitlines() if "`C5b-warmup-helps-post`" in line)
-    assert row.split(" | ")[3] == "" and "10 improved, 0 worsened, 5 tied of 15 seeds" in row, row
+    assert row.split(" | ")[2] == "**SUPPORTED**" and "10 of 15 seeds better, 0 worse, 5 tied" in row, row
+
+
+def test_a_claim_reference_cannot_measure_keeps_its_own_counts_and_its_stored_interval(reference):
+    """reference/ keeps no evaluations for the length study: its rows give the stored mean in pp and the
+    share of seeds' stored interval; with evaluations kept, the claim is measured again from them."""
+    [row] = [r for r in rows_of(findings.claims_table(reference, CFG)) if "`L4-nope-beats-alibi`" in r]
+    assert "mean +" in row and " pp over 10 seeds; 10 of 10 seeds better, 0 worse, 0 tied" in row, row
+    summary = pd.read_csv(reference / "length" / "summary.csv", dtype={"run_id": str})
+    settings = findings.run_factors(summary["run_id"])
+    value = settings["pos_enc"].map({"none": 1.0, "alibi": 0.5}).fillna(0.0).to_numpy()
+    ev = pd.concat([summary[["run_id", "hash"]].assign(pos_enc=settings["pos_enc"], seed=settings["seed"].astype(int),
+                                                       metric="exact_match", length=n, value=value if n > 20 else 1.0,
+                                                       correct=0, total=64, trained=n <= 20) for n in range(1, 41)])  # fmt: skip
+    ev.to_csv(reference / "length" / "evaluations.csv", index=False)
+    claim = next(c for c in CFG.studies["length"].claims if c.id == "L4-nope-beats-alibi")
+    from ablation import verdicts
+
+    m = findings.measure(claim, findings.reference_runs(reference, "length", CFG), verdicts.Judge.of(CFG.stats))
+    assert m.mean == pytest.approx(0.5) and [g["label"] for g in m.groups] == ["pos_enc=none", "pos_enc=alibi"]
+    assert m.signs == (10, 0, 0) and readme.LENGTHS in dict(readme.pictures([], CFG, reference))
 
 
 def test_make_readme_check_exits_1_on_a_readme_out_of_step(tmp_path, reference):
@@ -81,14 +212,41 @@ def test_make_readme_check_exits_1_on_a_readme_out_of_step(tmp_path, reference):
 
 
 def test_the_readme_is_short():
-    assert len(README.splitlines()) <= 160
+    assert len(README.splitlines()) <= 200
 
 
-def test_the_readme_opens_with_its_picture_and_its_findings_within_60_lines():
-    """The picture, then the findings table (a row per claim of the default config: 33) and its tally."""
+def test_the_readme_opens_with_its_findings_and_pictures_within_60_lines():
     head = "\n".join(README.splitlines()[:60])
-    assert f"]({readme.PICTURE})" in head and (REPO / readme.PICTURE).is_file()
-    assert "<!-- END findings -->" in head
+    assert "<!-- END headline -->" in head and re.search(r"^1\. .*: \*\*[A-Z]+\*\*", head, re.M)
+    for path in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", readme.block(README, "headline")):
+        assert (REPO / path).is_file(), path
+    assert f"]({readme.PICTURE})" in head
+
+
+def test_the_words_quote_the_config_and_the_lesson_as_they_stand():
+    """The glossary's alpha, confidence and the lesson's numbers are the config's (C1-chance's source)."""
+    words = README[README.index("**Words**"):README.index("## Every claim")]
+    assert f"at alpha {CFG.stats['alpha']:g}" in words and f"A **{100 * CFG.stats['confidence']:g} % interval**" in words
+    source = next(c.source for c in CFG.studies["lesson"].claims if c.id == "C1-chance")
+    mean, sd, seeds = re.search(r"([\d.]+) % \+/- ([\d.]+) % over (\d+) seeds", source).groups()
+    assert f"{mean} % ± {sd} % without positional encoding" in words and f"over {seeds} seeds" in words
+
+
+def test_the_readme_names_the_report_of_a_study():
+    assert f"`{selection.report_name(CFG, ['length'])}`" in README
+
+
+def test_make_help_lists_every_target_with_a_comment():
+    proc = subprocess.run(["make", "-s", "help"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    documented, commented = [], False  # a target whose paragraph (no blank line between) holds a ## comment
+    for line in (REPO / "Makefile").read_text(encoding="utf-8").splitlines():
+        commented = (commented or line.startswith("## ")) and line.strip() != ""
+        if commented and (target := re.match(r"([a-z][a-z0-9_-]*):([^=]|$)", line)):
+            documented.append(target[1])
+            commented = False
+    listed = re.findall(r"^  make (\S+)", proc.stdout, re.M)
+    assert documented and set(documented) <= set(listed) and "reproduce" in listed, proc.stdout
 
 
 def test_the_pages_list_every_claim_key_and_kind_of_the_schema_and_every_local_rule_of_the_workflow():
@@ -112,28 +270,45 @@ def test_a_local_rule_added_to_the_workflow_fails_the_pages_check(tmp_path):
 
 def test_a_claim_the_reference_judged_with_another_estimand_says_so(reference):
     """reference/ judged a claim with the estimand of its day: where the config now states another, the
-    findings row says which, and the command that judges it anew."""
-    cfg = config.load(REPO / "config" / "config.yaml")
-    study, claim = next((name, c) for name, s in cfg.studies.items() for c in s.claims if not c.exact)
+    row says which, and the command that judges it anew."""
+    study, claim = next((name, c) for name, s in CFG.studies.items() for c in s.claims if not c.exact)
     path = reference / study / "claims.csv"
     table = pd.read_csv(path, dtype=str, keep_default_na=False)
     other = "share" if claim.estimand == "mean" else "mean"
     table.loc[table["id"] == claim.id, "estimand"] = other
     table.to_csv(path, index=False)
-    text = readme.findings(reference, cfg)
+    text = findings.claims_table(reference, CFG)
     row = next(line for line in text.splitlines() if f"`{claim.id}`" in line)
     assert f"(judged with the estimand {other}; the config now asks for {claim.estimand}: `make reproduce STUDY={study}`" in row
 
 
 def test_the_findings_count_the_published_rankings_the_reference_reproduces(reference):
     """A study's published table in reference/ is read into one sentence: how many rankings hold, and
-    for each the pairs in the paper's order here; moving one level's mean out of order changes it."""
+    for each its pairs in the paper's order here; moving one level's mean out of order changes it."""
     for other in reference.glob("*/published.csv"):
         other.unlink()
     tab = pd.DataFrame({"level": ["none", "alibi", "rope"], "here_mean": [0.9, 0.5, 0.1], "published": [0.99, 0.29, 0.0]})
     tab.to_csv(reference / "length" / "published.csv", index=False)
-    line = readme.rankings(reference, CFG)[-1]
-    assert "reproduced: **1 of 1**" in line and "`length` reproduced: 3 of 3 pairs" in line
-    tab.assign(here_mean=[0.9, 0.05, 0.1]).to_csv(reference / "length" / "published.csv", index=False)
-    line = readme.rankings(reference, CFG)[-1]
-    assert "reproduced: **0 of 1**" in line and "`length` not reproduced: 2 of 3 pairs" in line and "alibi < rope" in line
+    assert "as the paper does in **1 of 1**" in findings.rankings_short(reference, CFG)
+    assert "`length` 3 of 3" in findings.rankings_short(reference, CFG)
+    tab.assign(here_mean=[0.05, 0.5, 0.1]).to_csv(reference / "length" / "published.csv", index=False)
+    line = findings.rankings_long(reference, CFG)
+    assert "reproduced: **0 of 1**" in line and "none < rope" in line, line
+    assert "as the paper does in **0 of 1**" in findings.rankings_short(reference, CFG)
+
+
+def test_the_intervals_are_the_pipelines_own():
+    """A one-sample claim's interval is intervals.mean_ci over its seeds: seeds all at 100 % give
+    Anderson's bound, not [100 %, 100 %]."""
+    rows = findings.claim_rows(REPO / "reference", CFG)
+    r = next(r for r in rows if r.measured is not None and r.claim.scale == "value" and len(r.measured.groups) == 1)
+    lo, hi, _ = intervals.mean_ci(r.measured.groups[0]["values"], 0.95, (0.0, 1.0))
+    assert (r.measured.lo, r.measured.hi) == pytest.approx((lo, hi)) and np.isfinite(lo)
+
+
+def test_the_report_page_shows_the_reports_first_screen_at_1280_px():
+    """docs/report.md shows the picture benchmarks/screenshots.py --first-screen takes: 1280 px wide."""
+    page = (REPO / "docs" / "report.md").read_text(encoding="utf-8")
+    [path] = re.findall(r"!\[[^\]]*\]\((img/report_first_screen\.png)\)", page)
+    header = (REPO / "docs" / path).read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(header[16:20], "big") == 1280
