@@ -87,6 +87,11 @@ MAX_SEEDS = 10_000
 """The most seeds ``agreeing_seeds`` counts up to."""
 
 
+def _wrap(text: str, width: int, **kw) -> list[str]:
+    """textwrap.wrap that never breaks a claim's name at its hyphens, so a name reads (and greps) whole."""
+    return textwrap.wrap(text, width, break_on_hyphens=False, **kw)
+
+
 def _n_cells(study, claim: Claim) -> int:
     """Cells a claim is judged in: combinations of the factors it neither compares nor fixes."""
     if claim.cells == "average":
@@ -293,10 +298,10 @@ def scope_lines(rows: list[dict], width: int = WIDTH) -> list[str]:
         robust = f"ROBUST from {r['robust_after']} seeds per universe" if pd.notna(r["robust_after"]) else "ROBUST unreachable"
         limited = (f"LIMITED from {r['limited_after']} with the claim failing in one universe" if r["limited_after"] is not None
                    else "LIMITED unreachable")  # fmt: skip
-        out += textwrap.wrap(f"- scope of {r['claim']}: {r['universes']} universes over {r['over']}; {r['to_train']} of {r['runs']} "
+        out += _wrap(f"- scope of {r['claim']}: {r['universes']} universes over {r['over']}; {r['to_train']} of {r['runs']} "
                              f"runs to train{minutes}; {robust}, {limited} (seeds: {r['seeds']})", width,
                              subsequent_indent="  ")  # fmt: skip
-    out += textwrap.wrap("A universe gets further seeds only once the verdict at the study's setting is reached, and none "
+    out += _wrap("A universe gets further seeds only once the verdict at the study's setting is reached, and none "
                          "that no further seeds within max_seeds could decide (the claims table says why).", width)  # fmt: skip
     return out
 
@@ -308,19 +313,19 @@ def price_lines(table: pd.DataFrame, width: int = WIDTH) -> list[str]:
     rows = table[table["test"] != "exact"]
     if not len(rows):
         return []
-    out = textwrap.wrap(f"How each verdict is priced (docs/plan-noise.md): seeds per cell drawn at a plausible truth, "
+    out = _wrap(f"How each verdict is priced (docs/plan-noise.md): seeds per cell drawn at a plausible truth, "
                         f"put to the claims table's own test, reach the verdict with probability {pricing.POWER:g}; "
                         "per-seed values are a comparison's paired differences:", width)  # fmt: skip
     groups: dict[tuple, list[str]] = {}
     for r in rows.itertuples():
         groups.setdefault((r.supported_at, r.contradicted_at, r.runs), []).append(r.claim)
     for (sup, con, runs), ids in groups.items():
-        out += textwrap.wrap(f"- {', '.join(ids)} ({runs}): SUPPORTED: {sup}; CONTRADICTED: {con}", width,
+        out += _wrap(f"- {', '.join(ids)} ({runs}): SUPPORTED: {sup}; CONTRADICTED: {con}", width,
                              subsequent_indent="  ")  # fmt: skip
     for r in rows.itertuples():
         margin = r.margin
         if r.test != "mean" and pd.notna(margin) and pd.notna(r.noise) and margin < r.noise:
-            out += textwrap.wrap(f"warning: {r.claim}: its margin ({100 * margin:.3g} pp) is below the per-seed noise its "
+            out += _wrap(f"warning: {r.claim}: its margin ({100 * margin:.3g} pp) is below the per-seed noise its "
                                  f"runs show (sd {100 * r.noise:.2g} pp): under the share estimand identical models miss "
                                  "it in many seeds; the mean estimand tests the average difference", width,
                                  subsequent_indent="  ")  # fmt: skip
@@ -462,11 +467,11 @@ def layout(table: pd.DataFrame, alpha: float, width: int = WIDTH) -> list[str]:
 
     out = [line(HEADERS[0], cols)]
     for study, group in shown.groupby("study", sort=False):
-        out += textwrap.wrap(f"{study}: {_family_words(table[table['study'] == study], alpha)}", width)
+        out += _wrap(f"{study}: {_family_words(table[table['study'] == study], alpha)}", width)
         for r in group.itertuples(index=False):
             values = [getattr(r, h) for h in cols]
             if len(r.claim) + 2 > claim_w:
-                out += textwrap.wrap(r.claim, width, initial_indent="  ", subsequent_indent="  ")
+                out += _wrap(r.claim, width, initial_indent="  ", subsequent_indent="  ")
                 out.append(line("", values))
             else:
                 out.append(line("  " + r.claim, values))
@@ -484,13 +489,13 @@ def cost_lines(est: dict, width: int = WIDTH) -> list[str]:
         head = f"Training still to do (no minutes: fewer than {timing.STORE_MIN_RUNS} runs in the store, timing off):"
     else:
         head = f"Training still to do ({cal.basis}, {cal.seconds:.1f} s):"
-    out = textwrap.wrap(head, width) + table.rename(columns=COST_HEADERS).to_string(index=False).splitlines()
+    out = _wrap(head, width) + table.rename(columns=COST_HEADERS).to_string(index=False).splitlines()
     if cal is not None:
         first, every = est["wall_minutes"]
-        out += textwrap.wrap(f"Wall time at {est['cores']} cores: about {_minutes([first, every])} minutes "
+        out += _wrap(f"Wall time at {est['cores']} cores: about {_minutes([first, every])} minutes "
                              f"(adaptive studies: first round-every round).", width)  # fmt: skip
         if cal.other_share > timing.BUSY:
-            out += textwrap.wrap(f"Other processes used {100 * cal.other_share:.0f} % of the CPU while timing: at that "
+            out += _wrap(f"Other processes used {100 * cal.other_share:.0f} % of the CPU while timing: at that "
                                  f"load, if it lasts: about {_minutes(est['busy_minutes'])} minutes.", width)  # fmt: skip
     return out
 
@@ -561,13 +566,13 @@ def main(argv=None) -> int:
     title = f"Plan for {args.config}: {len(table)} claims, Holm over the claims of each {family} at alpha {alpha:g}"
     if selection.left_out(cfg, chosen):
         title += f"; the studies {', '.join(chosen)} (left out: {', '.join(selection.left_out(cfg, chosen))})"
-    print(title if args.wide else "\n".join(textwrap.wrap(title, WIDTH, subsequent_indent="  ")))
+    print(title if args.wide else "\n".join(_wrap(title, WIDTH, subsequent_indent="  ")))
     if args.wide:
         print(table.to_string(index=False) if len(table) else "(no claims)")
     else:
         print("\n".join(layout(table, alpha)) if len(table) else "(no claims)")
     print("\n".join(["", *(legend(table) if args.wide else
-                            [w for line in legend(table) for w in textwrap.wrap(line, WIDTH, subsequent_indent="  ")])]))  # fmt: skip
+                            [w for line in legend(table) for w in _wrap(line, WIDTH, subsequent_indent="  ")])]))  # fmt: skip
     scoped = scope_lines(scope_plan(selection.restrict(cfg, chosen), table, est["calibration"]),
                          10**6 if args.wide else WIDTH)  # fmt: skip
     if scoped:
@@ -577,13 +582,13 @@ def main(argv=None) -> int:
         print("\n" + "\n".join(priced))
     print("\n" + "\n".join(cost_lines(est, 10**6 if args.wide else WIDTH)))
     for line in accepted:
-        print("\n".join(textwrap.wrap(line, 10**6 if args.wide else WIDTH, subsequent_indent="  ")))
+        print("\n".join(_wrap(line, 10**6 if args.wide else WIDTH, subsequent_indent="  ")))
     why = selection.why_every_study(cfg, chosen)
     checked = run_store.check_code(run_store.config_hashes(cfg, trains), cfg.train_threads)
     retrain = run_store.retrain_command(args.config, args.studies)
     code = ([why] if why else []) + run_store.code_lines(checked, retrain.replace(" ", "\xa0"))  # one piece
     print("\n" + "\n".join(w.replace("\xa0", " ") for line in code
-                            for w in (textwrap.wrap(line, WIDTH, subsequent_indent="  ", break_on_hyphens=False)
+                            for w in (_wrap(line, WIDTH, subsequent_indent="  ")
                                       if not args.wide else [line])))  # fmt: skip
     if errors:  # last, where a terminal shows them: the plan refuses the design
         print("\n".join(errors), file=sys.stderr)

@@ -77,6 +77,27 @@ def report_file(cfg: Config, chosen) -> str:
     return os.path.normpath(os.path.join(cfg.outdir, "reports", report_name(cfg, chosen)))
 
 
+def from_targets(cfg: Config, targets) -> list[str]:
+    """The studies a Snakemake run's targets make, in the config's order: a selection's report names
+    them, a file under ``<outdir>/results/<study>/`` its study; no target, ``all``, the full report or
+    anything else: every study. Their claims are registered before their runs (ablation.registration),
+    and no other study's folder is made."""
+    targets = [os.path.normpath(str(t)) for t in targets]
+    if not targets:
+        return list(cfg.studies)
+    results = os.path.normpath(os.path.join(cfg.outdir, "results"))
+    chosen: set[str] = set()
+    for target in targets:
+        head, name = os.path.split(target)
+        if name.startswith("ablation_report.") and name != FULL_REPORT and name.endswith(".html"):
+            chosen.update(name[len("ablation_report."):-len(".html")].split(SEPARATOR))
+        elif head == results or head.startswith(results + os.sep):
+            chosen.add(os.path.relpath(target, results).split(os.sep)[0])
+        else:
+            return list(cfg.studies)
+    return judged_with(cfg, chosen)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ablation.selection", description=__doc__.splitlines()[0])
     ap.add_argument("config")

@@ -37,3 +37,15 @@ def test_one_study_s_verdicts_read_its_own_runs_unless_the_config_is_one_family(
     assert selection.judged_with(one_family, ["length"]) == list(SMOKE.studies)
     assert "every study of the config trains" in selection.why_every_study(one_family, ["length"])
 
+
+
+def test_a_run_s_targets_name_the_studies_it_makes_and_anything_else_makes_every_study():
+    assert selection.from_targets(SMOKE, ["smoke/reports/ablation_report.length+lesson.html"]) == ["lesson", "length"]
+    assert selection.from_targets(SMOKE, ["smoke/results/depth/claims.csv", "./smoke/results/lesson"]) == [
+        "lesson", "depth"]  # fmt: skip
+    every = list(SMOKE.studies)
+    assert selection.from_targets(SMOKE, []) == every
+    assert selection.from_targets(SMOKE, ["all"]) == every
+    assert selection.from_targets(SMOKE, ["smoke/reports/ablation_report.html"]) == every
+    assert selection.from_targets(SMOKE, ["smoke/results/depth/claims.csv", "all"]) == every
+    assert selection.from_targets(with_family("config"), ["smoke/results/depth/claims.csv"]) == every

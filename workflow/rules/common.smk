@@ -390,10 +390,31 @@ def table_captions(wildcards):
 REFERENCE = "reference"
 
 # Each study's claims are registered before its runs exist (ablation.registration): here, when
-# Snakemake reads the workflow and before any job runs. A registration follows the config while none
-# of the study's runs is in the store and stays from its first run on; `make register` renews it.
+# Snakemake reads the workflow and before any job runs, for the studies its targets make (a run of
+# some studies makes no other study's folder). A registration follows the config while none of the
+# study's runs is in the store and stays from its first run on; `make register` renews it.
+def command_line_targets():
+    """The targets on Snakemake's command line, read with Snakemake's own parser (its DAG settings
+    are set only after the workflow is read); none when the workflow is read another way."""
+    from snakemake.cli import get_argument_parser
+
+    if "snakemake" not in os.path.basename(os.path.dirname(sys.argv[0])) + sys.argv[0]:
+        return []
+    try:
+        args, _ = get_argument_parser().parse_known_args(sys.argv[1:])
+    except SystemExit:
+        return []
+    return list(args.targets or [])
+
+
 if workflow.is_main_process:
-    registration.write(CFG, RESULTS, store=run_store.STORE, reference=REFERENCE)
+    registration.write(
+        CFG,
+        RESULTS,
+        selection.from_targets(CFG, command_line_targets()),
+        store=run_store.STORE,
+        reference=REFERENCE,
+    )
 
 
 def registration_files(wildcards):
