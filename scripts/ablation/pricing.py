@@ -9,8 +9,10 @@ many further seeds would. docs/plan-noise.md explains the model; in short:
   averaged within seed), from the run store (every metric, the evaluations and initial gradients), else
   the committed reference (``reference/<study>/summary.csv``: test_acc alone). A run counts when its hash
   is one of the study's runs, so the runs of another design never do.
-- The noise: a cell's sd over its known seeds (at least NOISE_FLOOR); DEFAULT_NOISE where a cell has
-  fewer than two known seeds.
+- The noise: a cell with at least RESAMPLE_SEEDS known seeds lends its own seeds' deviations from their
+  mean, resampled (a seed is a mixture: most seeds agree and a few stray, which a normal of their sd
+  misdraws), smoothed by a normal of Silverman's bandwidth (``bandwidth``); a cell with fewer, a normal of its sd over its known seeds (at least
+  NOISE_FLOOR); DEFAULT_NOISE where a cell has fewer than two known seeds.
 - The truths (``truths``): SUPPORTED at the effect the runs show where it lies on SUPPORTED's side, else
   at the condition's centre (a band) or a margin inside its boundary (one side); CONTRADICTED in one cell
   (Bonferroni over the cells is the claim's rule) at the effect the runs show beyond the boundary, else a
@@ -62,6 +64,9 @@ NOISE_FLOOR = 0.001
 DEFAULT_EFFECT = 0.05
 """How far from a one-sided boundary a claim without a margin is priced, as a share of the metric's
 range: 5 pp of accuracy (at_least, better with the estimand mean)."""
+RESAMPLE_SEEDS = 5
+"""The known seeds from which a cell's further seeds are its own seeds' deviations, resampled, rather
+than a normal of their sd."""
 SHARE_DEFAULTS = (0.9, 0.1)
 """The chance a further seed meets a share claim's condition in a cell without runs, for SUPPORTED and
 CONTRADICTED at the claim's share 1/2; at another share s, 1 - (1 - s) / 5 and s / 5."""
@@ -164,15 +169,18 @@ def measure(claim: Claim, sources: list[Source], cfg: dict | None = None) -> Mea
 @dataclass(frozen=True)
 class Truth:
     """What further seeds are drawn from, per cell and part (arrays of shape (cells, parts)). The mean
-    estimand: normal about ``effect`` with sd ``noise``, within the metric's range. The share estimand:
-    a tie with chance ``ties`` (a comparison read without its ties), else meeting the condition with
-    chance ``effect``; ``noise`` is unused. ``words``: the truth in a few words."""
+    estimand: ``effect`` plus a deviation: one of the cell's measured seeds' ``deviations`` from their
+    mean, resampled, where it has them (``deviations[c][j]``; plus a normal of sd ``bandwidth``), else a
+    normal of sd ``noise``; within the metric's range. The share estimand: a tie with chance ``ties`` (a
+    comparison read without its ties), else meeting the condition with chance ``effect``; ``noise`` is
+    unused. ``words``: the truth in a few words."""
 
     verdict: str
     effect: np.ndarray
     noise: np.ndarray
     ties: np.ndarray
     words: str = ""
+    deviations: tuple = ()
 
 
 def _stats(claim: Claim, part: Part, cell: Cell | None) -> dict:
@@ -185,7 +193,8 @@ def _stats(claim: Claim, part: Part, cell: Cell | None) -> dict:
     counted = cond.counted(cell.lo, cell.hi, cell.step)
     met = int((cond.sure(cell.lo, cell.hi) & counted).sum())
     return {"mean": float(values.mean()), "sd": float(values.std(ddof=1)), "met": met, "counted": int(counted.sum()),
-            "tied": float((~counted).mean())}  # fmt: skip
+            "tied": float((~counted).mean()),
+            "deviations": values - values.mean() if len(values) >= RESAMPLE_SEEDS else None}  # fmt: skip
 
 
 def _margin(claim: Claim, part: Part) -> float:
@@ -248,10 +257,12 @@ def truths(claim: Claim, measured: Measured, n_cells: int, design: bool = False)
     sup, con, noise, ties = (np.zeros(shape) for _ in range(4))
     sup_seen, con_seen = np.zeros(shape, bool), np.zeros(shape, bool)
     clarity = np.full(shape, -np.inf)
+    deviations = [[None] * len(parts) for _ in range(n_cells)]
     for c in range(n_cells):
         for j, part in enumerate(parts):
             cell = measured.cells[c][j] if c < len(measured.cells) else None
             stats = _stats(claim, part, cell)
+            deviations[c][j] = stats.get("deviations")
             if claim.estimand == "mean":
                 sup[c, j], con[c, j], noise[c, j], sup_seen[c, j], con_seen[c, j] = _mean_truths(claim, part, stats, design)
                 b0, b1 = part.condition.band
@@ -263,15 +274,20 @@ def truths(claim: Claim, measured: Measured, n_cells: int, design: bool = False)
     where = np.unravel_index(int(np.argmax(clarity)), shape)
     against = sup.copy()
     against[where] = con[where]
-    return {"SUPPORTED": Truth("SUPPORTED", sup, noise, ties, _words(claim, sup, noise, sup_seen)),
+    resampled = claim.estimand == "mean" and any(d is not None for row in deviations for d in row)
+    deviations = tuple(tuple(row) for row in deviations) if resampled else ()
+    return {"SUPPORTED": Truth("SUPPORTED", sup, noise, ties, _words(claim, sup, noise, sup_seen, resampled=resampled),
+                               deviations),
             "CONTRADICTED": Truth("CONTRADICTED", against, noise, ties,
                                   _words(claim, con[where][None, None], noise[where][None, None], con_seen[where][None, None],
-                                         " in one cell" if n_cells > 1 else ""))}  # fmt: skip
+                                         " in one cell" if n_cells > 1 else "", resampled=resampled), deviations)}  # fmt: skip
 
 
-def _words(claim: Claim, effect: np.ndarray, noise: np.ndarray, seen: np.ndarray, where: str = "") -> str:
+def _words(claim: Claim, effect: np.ndarray, noise: np.ndarray, seen: np.ndarray, where: str = "",
+           resampled: bool = False) -> str:
     """'seeds at mean -1.2 to 0.2 pp, sd 0.1 to 5.2 pp (measured)' or 'each seed meets it with
-    chance 0.9 (assumed)'; ``where``: ' in one cell', before the basis."""
+    chance 0.9 (assumed)'; ``where``: ' in one cell', before the basis; ``resampled``: the runs'
+    seeds' own deviations are drawn about the mean."""
 
     def span(values, scale, unit):
         lo, hi = scale * float(np.min(values)), scale * float(np.max(values))
@@ -280,7 +296,8 @@ def _words(claim: Claim, effect: np.ndarray, noise: np.ndarray, seen: np.ndarray
     basis = "measured" if seen.all() else "assumed" if not seen.any() else "measured where the runs show it"
     if claim.estimand == "mean":
         scale, unit = (100, " pp") if seed_units.metric_range(claim.metric) == (0.0, 1.0) else (1, "")
-        return f"seeds at mean {span(effect, scale, unit)}, sd {span(noise, scale, unit)}{where} ({basis})"
+        drawn = ", its seeds' own deviations resampled" if resampled else ""
+        return f"seeds at mean {span(effect, scale, unit)}, sd {span(noise, scale, unit)}{where} ({basis}){drawn}"
     return f"each seed meets it with chance {span(effect, 1, '')}{where} ({basis})"
 
 
@@ -295,6 +312,15 @@ def _points(claim: Claim, part: Part) -> tuple[float, float]:
     if not np.isfinite(cond.high):
         return (b0 + hi) / 2, (lo + b0) / 2
     return b0 + (b1 - b0) / 4, (b1 + hi) / 2 if b1 < hi else (lo + b0) / 2
+
+
+def bandwidth(deviations: np.ndarray) -> float:
+    """The normal added to a resampled deviation (a smoothed bootstrap): Silverman's rule, 0.9 min(sd,
+    IQR / 1.34) n^-1/5, at least NOISE_FLOOR, so that a few seeds do not become a few repeated values
+    that no test of their shape would pass."""
+    q75, q25 = np.percentile(deviations, [75, 25])
+    spread = min(float(np.std(deviations, ddof=1)), float(q75 - q25) / 1.34) or float(np.std(deviations, ddof=1))
+    return max(0.9 * spread * len(deviations) ** -0.2, NOISE_FLOOR)
 
 
 def no_seeds(claim: Claim, n_cells: int) -> list[list[Cell]]:
@@ -328,7 +354,13 @@ class Simulation:
             rng = self._rngs[c][j]
             if self.claim.estimand == "mean":
                 lo, hi = verdicts.bounds(self.claim, part)
-                x = np.clip(truth.effect[c, j] + truth.noise[c, j] * rng.standard_normal((more, self.draws)), lo, hi)
+                pool = truth.deviations[c][j] if truth.deviations and c < len(truth.deviations) else None
+                if pool is None:
+                    x = truth.effect[c, j] + truth.noise[c, j] * rng.standard_normal((more, self.draws))
+                else:  # the cell's own seeds' deviations, resampled: its strays as often as the runs show them
+                    picked = pool[rng.integers(len(pool), size=(more, self.draws))]
+                    x = truth.effect[c, j] + picked + bandwidth(pool) * rng.standard_normal((more, self.draws))
+                x = np.clip(x, lo, hi)
             else:
                 meet, fail = _points(self.claim, part)
                 u = rng.random((more, self.draws))

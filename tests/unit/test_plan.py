@@ -151,7 +151,25 @@ def test_a_mean_claim_is_priced_at_the_noise_its_runs_show_not_at_the_range_s_en
     assert sims["SUPPORTED"].truth.effect[0, 0] == pytest.approx(cell.lo.mean())
     assert sims["CONTRADICTED"].truth.effect[0, 0] == pytest.approx(-0.04)
     drawn = sims["SUPPORTED"]._further(0, 0, 50)
-    assert abs(drawn.mean() - cell.lo.mean()) < 0.001 and drawn.std() == pytest.approx(cell.lo.std(ddof=1), rel=0.05)
+    # the cell's own seeds, resampled, plus a normal of Silverman's bandwidth
+    spread = np.hypot(cell.lo.std(), P.pricing.bandwidth(cell.lo - cell.lo.mean()))
+    assert abs(drawn.mean() - cell.lo.mean()) < 0.001 and drawn.std() == pytest.approx(spread, rel=0.05)
+
+
+def test_a_cell_s_stray_seed_is_drawn_as_often_as_its_runs_show_it_not_spread_over_every_seed(tmp_path):
+    """Nine seeds within a pp and one 15 pp out (C3's post-norm cell at length 32 looks so): a normal of
+    their sd (4.7 pp) would put a third of further seeds beyond the 2 pp margin; the runs' own seeds,
+    resampled, put a tenth there, as the runs do, and the rest where the nine lie."""
+    cfg = C.validate(one_study([NOT_WORSE], range(10)))
+    d = np.array([0, 1, 0, -1, 0, 1, 2, 0, -1, -45]) / 300
+    paired_store(tmp_path / "runs", cfg, d)
+    sims, measured = P.pricing.simulations(cfg.studies["s"], cfg.studies["s"].claims[0], 1, 0.05, None,
+                                   P.pricing.study_runs(cfg.studies["s"], None, tmp_path / "runs", tmp_path / "none"))  # fmt: skip
+    drawn = sims["SUPPORTED"]._further(0, 0, 50)
+    beyond = float((drawn < -0.02).mean())
+    assert beyond == pytest.approx(0.1, abs=0.01)
+    assert abs(np.median(drawn)) < 0.005
+    assert "its seeds' own deviations resampled" in sims["SUPPORTED"].truth.words
 
 
 def test_a_verdict_reachable_only_at_a_later_holm_step_is_named_with_its_step(capsys, tmp_path):
