@@ -152,7 +152,7 @@ long-files:
 		| xargs -r wc -l | awk -v max=$(LONG_FILE_LINES) '$$2 != "total" && $$1 > max'
 
 ## The README's generated blocks (what reference/ finds, the plan's runs per study, the measured
-## times) and its picture, docs/img/findings.png; `make readme CHECK=1` only compares them.
+## times) and its pictures, docs/img/findings.png and docs/img/lengths.png; `make readme CHECK=1` only compares them.
 .PHONY: readme
 readme: venv
 	$(BIN)/python -m ablation.readme $(if $(CHECK),--check)

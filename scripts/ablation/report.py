@@ -169,23 +169,27 @@ def estimate_unit(claim: Claim) -> str:
     return f"{_metric_words(claim)} (0 to 1)"
 
 
+def _in_unit(c: dict, claim: Claim, keys: tuple, missing: str, slope, difference, share) -> str:
+    """The values of ``keys`` in the claim's unit: each scale's format called with them; ``missing``
+    where one of them is not a number."""
+    values = [c.get(k) for k in keys]
+    if any(_isnan(v) for v in values):
+        return missing
+    return {"slope": slope, "difference": difference}.get(claim.scale, share)(*values)
+
+
 def estimate_text(c: dict, claim: Claim) -> str:
     """A claim's estimate with its unit."""
-    if _isnan(c.get("estimate")):
-        return "not applicable (fewer than 2 seeds)"
-    if claim.scale == "slope":
-        return f"{c['estimate']:+.4f} per layer"
-    return pp(c["estimate"]) if claim.scale == "difference" else pct(c["estimate"])
+    return _in_unit(c, claim, ("estimate",), "not applicable (fewer than 2 seeds)",
+                    lambda e: f"{e:+.4f} per layer", pp, pct)  # fmt: skip
 
 
 def interval_text(c: dict, claim: Claim) -> str:
-    if _isnan(c.get("ci_lo")) or _isnan(c.get("ci_hi")):
-        return "not applicable"
-    if claim.scale == "slope":
-        return f"{c['ci_lo']:+.4f} to {c['ci_hi']:+.4f} per layer"
-    if claim.scale == "difference":
-        return f"{100 * c['ci_lo']:+.1f} to {100 * c['ci_hi']:+.1f} percentage points"
-    return f"{100 * c['ci_lo']:.1f} to {100 * c['ci_hi']:.1f} %"
+    """A claim's interval with its unit."""
+    return _in_unit(c, claim, ("ci_lo", "ci_hi"), "not applicable",
+                    lambda lo, hi: f"{lo:+.4f} to {hi:+.4f} per layer",
+                    lambda lo, hi: f"{100 * lo:+.1f} to {100 * hi:+.1f} percentage points",
+                    lambda lo, hi: f"{100 * lo:.1f} to {100 * hi:.1f} %")  # fmt: skip
 
 
 def estimate_short(c: dict, claim: Claim) -> str:
