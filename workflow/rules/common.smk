@@ -389,13 +389,15 @@ def table_captions(wildcards):
 # user's own where the pipeline is a module (none: the report says so).
 REFERENCE = "reference"
 
+
 # Each study's claims are registered before its runs exist (ablation.registration): here, when
 # Snakemake reads the workflow and before any job runs, for the studies its targets make (a run of
 # some studies makes no other study's folder). A registration follows the config while none of the
 # study's runs is in the store and stays from its first run on; `make register` renews it.
 def command_line_targets():
     """The targets on Snakemake's command line, read with Snakemake's own parser (its DAG settings
-    are set only after the workflow is read); none when the workflow is read another way."""
+    are set only after the workflow is read); none when the workflow is read another way.
+    """
     from snakemake.cli import get_argument_parser
 
     if "snakemake" not in os.path.basename(os.path.dirname(sys.argv[0])) + sys.argv[0]:
