@@ -459,7 +459,9 @@ def markdown(regs: dict, found: list[dict], config_path: str = "config/config.ya
             continue
         said = "; ".join(f"`{ev['claim']}` ({', '.join(w for w in ev['words'] if w.split(' ', 1)[0] in ('estimand', 'test'))}"
                          + (f", {_where(ev)})" if ev["commit"] else ")") for ev in group)  # fmt: skip
-        turned = [ev for ev in group if ev["commit"] and ev.get("before", ("",))[0] != ev.get("after", ("",))[0]]
+        # A verdict turned only where the reference judged the claim on both sides of the change.
+        turned = [ev for ev in group if ev["commit"] and all(ev.get(side, ("",))[0] for side in ("before", "after"))
+                  and ev["before"][0] != ev["after"][0]]  # fmt: skip
         lines += [f"Estimands and their tests changed after the reference's runs existed, {label}: {said}."
                   + (f" The reference's verdict changed with {len(turned)} of them: " + "; ".join(
                       f"`{ev['claim']}` {ev['before'][0]} → {ev['after'][0]}" for ev in turned) + "." if turned else ""), ""]  # fmt: skip

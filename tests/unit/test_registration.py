@@ -279,3 +279,14 @@ def test_registration_md_says_which_estimands_changed_then_and_which_change_agai
             "`ccccccc` (2026-12-04)). The reference's verdict changed with 1 of them: `C3` SUPPORTED → INCONCLUSIVE.") in text
     assert "again in the working tree (this round, not yet committed): `C3` (test betting → t); `C4` (estimand mean → share)." in text
     assert "| s | `C3` | test betting → t | the working tree (this round) | none | not judged yet |" in text
+
+
+def test_a_change_the_reference_has_not_judged_since_is_not_counted_as_a_turned_verdict():
+    regs = {"s": {"commit": "a" * 40, "registered_at": "2026-12-01T00:00:00+00:00"}}
+    found = [{"study": "s", "claim": "C3", "words": ["test betting → t"], "commit": "c" * 40, "date": "2026-12-06",
+              "before": ("INCONCLUSIVE", "bbbbbbb"), "after": ("", "")},
+             {"study": "s", "claim": "C4", "words": ["estimand share → mean"], "commit": "e" * 40, "date": "2026-12-04",
+              "before": ("SUPPORTED", "bbbbbbb"), "after": ("INCONCLUSIVE", "ddddddd")}]  # fmt: skip
+    text = registration.markdown(regs, found)
+    assert "The reference's verdict changed with 1 of them: `C4` SUPPORTED → INCONCLUSIVE." in text
+    assert "| s | `C3` | test betting → t | `ccccccc` (2026-12-06) | INCONCLUSIVE (bbbbbbb) | none |" in text
