@@ -11,7 +11,8 @@ times the median seconds per unit of that study's measured runs (of every study'
 runs in ``--old-runs``: an earlier run's results folder (``<study>/runs.csv`` and
 ``<study>/scope/runs.csv``: every run it trained, adaptive rounds and scopes included), or a folder
 with ``<study>/summary.csv`` such as an earlier commit's ``reference/`` (the study's own runs, adaptive
-rounds included; not its scopes'); this design is each study's
+rounds included, and its scope's where it keeps ``<study>/scope/summary.csv``; an earlier run whose settings
+this config no longer has is priced at the train_seconds the folder recorded); this design is each study's
 ``runs.csv`` under ``--results`` (every round it trained), or its first round where the study has
 not run, with its claims' scope runs (robust_over) counted in; a study the earlier design lacks
 costs it nothing. Prints, per study and in total: runs, seconds (how many measured, how many
@@ -59,19 +60,23 @@ def runs_by_hash(study: ablation_config.Study, seeds: int) -> dict:
     return {r.hash: r for r in wide.runs()}
 
 
-def price(hashes: list[str], grid: dict, store: Path, per_unit: float) -> tuple[float, int, int]:
-    """(seconds, measured, modelled) of the runs ``hashes``."""
-    total, measured, modelled = 0.0, 0, 0
+def price(hashes: list[str], grid: dict, store: Path, per_unit: float, recorded: dict | None = None) -> tuple[float, int, int, int]:
+    """(seconds, measured, modelled, recorded) of the runs ``hashes``: a run neither the store nor the
+    grid holds (an earlier design's settings this config no longer has) at the seconds its own folder
+    recorded (``recorded``)."""
+    total, measured, modelled, kept = 0.0, 0, 0, 0
     for h in hashes:
         seconds = measured_seconds(store, h)
-        if seconds is None:
-            if h not in grid:
-                sys.exit(f"run {h} is neither in the store nor in the config's grid: cannot price it")
-            seconds, modelled = S.cost_estimate(grid[h].settings) * per_unit, modelled + 1
-        else:
+        if seconds is not None:
             measured += 1
+        elif h in grid:
+            seconds, modelled = S.cost_estimate(grid[h].settings) * per_unit, modelled + 1
+        elif recorded and np.isfinite(recorded.get(h, np.nan)):
+            seconds, kept = recorded[h], kept + 1
+        else:
+            sys.exit(f"run {h} is in neither the store, the config's grid nor its folder's train_seconds: cannot price it")
         total += seconds
-    return total, measured, modelled
+    return total, measured, modelled, kept
 
 
 def trained(index: Path, first_round: list) -> list[str]:
@@ -87,8 +92,17 @@ def earlier_runs(folder: Path) -> list[str]:
         hashes = pd.read_csv(folder / "runs.csv", dtype={"hash": str})["hash"].tolist()
         scope = folder / "scope" / "runs.csv"
         return hashes + (pd.read_csv(scope, dtype={"hash": str})["hash"].tolist() if scope.exists() else [])
-    summary = folder / "summary.csv"
-    return pd.read_csv(summary, dtype={"hash": str})["hash"].tolist() if summary.exists() else []
+    summaries = [folder / "summary.csv", folder / "scope" / "summary.csv"]  # a reference keeps its scope's runs apart
+    return [h for f in summaries if f.exists() for h in pd.read_csv(f, dtype={"hash": str})["hash"]]
+
+
+def earlier_seconds(folder: Path) -> dict:
+    """The train_seconds an earlier design's folder recorded per run (a reference's summary.csv keeps them)."""
+    found = {}
+    for summary in (folder / "summary.csv", folder / "scope" / "summary.csv"):
+        table = pd.read_csv(summary, dtype={"hash": str}) if summary.exists() else pd.DataFrame()
+        found |= dict(zip(table["hash"], table["train_seconds"])) if "train_seconds" in table else {}
+    return found
 
 
 def study_cost(study, old_runs: Path, results: Path, store: Path, fallback: float) -> dict:
@@ -104,9 +118,10 @@ def study_cost(study, old_runs: Path, results: Path, store: Path, fallback: floa
     ratios = [s / S.cost_estimate(grid[h].settings) for h in set(old) | set(new)
               if h in grid and (s := measured_seconds(store, h)) is not None]  # fmt: skip
     per_unit = float(np.median(ratios)) if ratios else fallback
-    o, om, oo = price(old, grid, store, per_unit)
-    n, nm, no = price(new, grid, store, per_unit)
+    o, om, oo, orec = price(old, grid, store, per_unit, earlier_seconds(old_runs / study.name))
+    n, nm, no, _ = price(new, grid, store, per_unit)
     return {"study": study.name, "old_runs": len(old), "old_seconds": round(o), "old_measured": om, "old_modelled": oo,
+            "old_recorded": orec,
             "new_runs": len(new), "new_seconds": round(n), "new_measured": nm, "new_modelled": no,
             "new_scope_runs": sum(h in {r.hash for r in scoped} for h in new),
             "ratio": round(ratio(n, o), 3), "seconds_per_unit": per_unit}  # fmt: skip
@@ -131,7 +146,7 @@ def main(argv=None) -> int:
     fallback = ablation_plan.seconds_per_unit(args.store, limit=10**6)[0]
     rows = [study_cost(study, args.old_runs, results, args.store, fallback) for study in cfg.studies.values()]
     table = pd.DataFrame(rows)
-    total = table[["old_runs", "old_seconds", "old_measured", "old_modelled", "new_runs", "new_seconds",
+    total = table[["old_runs", "old_seconds", "old_measured", "old_modelled", "old_recorded", "new_runs", "new_seconds",
                    "new_measured", "new_modelled"]].sum()  # fmt: skip
     print(table.drop(columns="seconds_per_unit").to_string(index=False))
     print(f"\ntotal: earlier design {total.old_runs} runs, {total.old_seconds} s ({total.old_measured} measured, "
@@ -144,7 +159,8 @@ def main(argv=None) -> int:
     return 0
 
 
-COLUMNS = {"study": "study", "old_runs": "earlier runs", "old_seconds": "earlier s", "new_runs": "runs",
+COLUMNS = {"study": "study", "old_runs": "earlier runs", "old_seconds": "earlier s",
+           "old_recorded": "of them at their recorded s", "new_runs": "runs",
            "new_scope_runs": "of them scope", "new_seconds": "s", "new_measured": "measured",
            "new_modelled": "modelled", "ratio": "ratio"}  # fmt: skip
 
@@ -164,12 +180,15 @@ def markdown(table: pd.DataFrame, total: pd.Series, results: Path, argv: list) -
              f"Written by `python benchmarks/cost.py {' '.join(map(str, argv))}`: each run at its measured "
              "train_seconds in the store (a run the store lacks: the cost model times the study's median "
              "seconds per unit). Both designs are priced from one store, trained on one machine in one "
-             "run, so the ratio does not depend on how fast or busy the machine was.", "",
+             "run, so the ratio does not depend on how fast or busy the machine was; except an earlier run "
+             "this store cannot hold (settings the config no longer has), priced at the train_seconds its "
+             "own folder recorded, on that run's machine and load.", "",
              "| " + " | ".join(shown.columns) + " |", "| " + " | ".join("---" for _ in shown.columns) + " |"]  # fmt: skip
     lines += ["| " + " | ".join(row) + " |" for row in shown.itertuples(index=False)]
     overall = ratio(total.new_seconds, total.old_seconds)
     lines += ["", f"Total: the earlier design {total.old_runs} runs, {total.old_seconds} s of training "
-                  f"({total.old_measured} measured, {total.old_modelled} modelled); this design {total.new_runs} "
+                  f"({total.old_measured} measured, {total.old_modelled} modelled, {total.old_recorded} at their "
+                  f"recorded seconds); this design {total.new_runs} "
                   f"runs, {total.new_seconds} s ({total.new_measured} measured, {total.new_modelled} modelled).",
               "", f"Ratio: **{overall:.3f}** ({(overall - 1) * 100:+.1f} %)." if overall == overall
               else "Ratio: none (the earlier design trained none of these studies).", ""]  # fmt: skip

@@ -297,8 +297,12 @@ def why_open(r: Row, alpha: float) -> str:
                 f"({fmt(lo)} to {fmt(hi)}{valid}) straddles {' and '.join(map(fmt, crossed))}.{more}")  # fmt: skip
     if not np.isfinite(num("p_value")):
         return f"Open: no test: too few seeds.{more}"
+    # A mean claim whose t-test's assumption fails on its seeds is judged on the share of seeds instead.
+    failed = re.search(r"checked on the \d+ seeds: fails: (.+?); share of seeds instead", evidence)
+    fallback = f"its t-test's assumption fails on these seeds ({failed[1]}), and on the share of seeds instead: " if failed else ""
     if not num("p_value") <= alpha:
-        return f"Open: the seeds split, too evenly for either verdict at alpha {alpha:g} (p = {num('p_value'):.3g}).{more}"
+        return (f"Open: {fallback}the seeds split, too evenly for either verdict at alpha {alpha:g} "
+                f"(p = {num('p_value'):.3g}).{more}")  # fmt: skip
     toward = re.search(r"for (SUPPORTED|CONTRADICTED)", evidence)
     return (f"Open: the design could not reach a verdict: p = {num('p_value'):.3g} toward "
             f"{toward[1] if toward else 'a verdict'}, {num('p_holm'):.3g} after the correction over its family, "
@@ -320,10 +324,14 @@ def shows(r: Row, confidence: float, alpha: float, brief: bool = False) -> str:
     return text + (" " + why_open(r, alpha) if r.row.get("verdict") == "INCONCLUSIVE" else "")
 
 
-def kept_runs(reference: Path, name: str) -> int:
+def kept_summary(reference: Path, name: str) -> pd.DataFrame:
     """The runs reference/ keeps of a study: its summary.csv's, and its scope's (scope/summary.csv) where kept."""
     files = [Path(reference) / name / "summary.csv", Path(reference) / name / "scope" / "summary.csv"]
-    return sum(len(pd.read_csv(f)) for f in files if f.is_file())
+    return pd.concat([pd.read_csv(f) for f in files if f.is_file()] or [pd.DataFrame(columns=["hash"])])
+
+
+def kept_runs(reference: Path, name: str) -> int:
+    return len(kept_summary(reference, name))
 
 
 def verdict_text(row: dict) -> str:

@@ -122,3 +122,31 @@ def test_a_config_the_earlier_design_lacks_entirely_has_no_ratio_rather_than_a_d
     assert data["ratio"] != data["ratio"] and all(r["ratio"] != r["ratio"] for r in data["studies"])  # NaN
     assert "Ratio: none (the earlier design trained none of these studies)." in md.read_text()
     assert cost.ratio(3.0, 2.0) == 1.5
+
+
+def test_an_earlier_run_of_settings_the_config_no_longer_has_is_priced_at_its_recorded_seconds(tmp_path):
+    """An earlier reference's run the store cannot hold (its settings left the config) costs the
+    train_seconds that reference recorded, its scope's summary counted; without them, a one-line refusal."""
+    raw = dict(BASE, studies={"s1": BASE["studies"]["s1"]})
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(raw))
+    s1 = C.validate(raw).studies["s1"]
+    store = tmp_path / "runs"
+    for run in s1.runs():
+        (store / run.hash).mkdir(parents=True, exist_ok=True)
+        (store / run.hash / "metrics.csv").write_text("train_seconds\n2.0\n")
+    old = tmp_path / "old" / "s1"
+    (old / "scope").mkdir(parents=True)
+    (old / "summary.csv").write_text("hash,train_seconds\n" + "".join(f"{r.hash},9.0\n" for r in s1.runs()) + "gone,5.0\n")
+    (old / "scope" / "summary.csv").write_text("hash,train_seconds\nscoped,7.0\n")
+    out = tmp_path / "cost.json"
+    args = ["--config", str(tmp_path / "config.yaml"), "--old-runs", str(tmp_path / "old"), "--results",
+            str(tmp_path / "none"), "--store", str(store), "--json", str(out)]  # fmt: skip
+    assert cost.main(args) == 0
+    [row] = json.loads(out.read_text())["studies"]
+    # the store's runs at the store's seconds (2.0, not the 9.0 recorded), the two gone runs at theirs
+    assert (row["old_runs"], row["old_measured"], row["old_recorded"], row["old_seconds"]) == (6, 4, 2, 4 * 2 + 5 + 7)
+    (old / "summary.csv").write_text("hash\ngone\n")
+    import pytest
+
+    with pytest.raises(SystemExit, match="run gone is in neither the store, the config's grid nor its folder's"):
+        cost.main(args)
