@@ -309,6 +309,26 @@ def why_open(r: Row, alpha: float) -> str:
             f"above alpha {alpha:g}.{more}")  # fmt: skip
 
 
+def registered_words(row: dict) -> str:
+    """'; changed after its runs: ...; the claim as registered reads V' where the claim's test changed after
+    the reference's runs existed (claims.csv's changed_after_runs and verdict_registered), else ''."""
+    changed = str(row.get("changed_after_runs", "") or "").strip()
+    if not changed or changed.lower() == "nan":
+        return ""
+    registered = str(row.get("verdict_registered", "") or "").strip()
+    return f"; changed after its runs: {changed}" + (f"; the claim as registered reads {registered}" if registered else "")
+
+
+def fallback_words(row: dict) -> str:
+    """' Decided on the share of seeds: ...' where a mean claim's t-test assumption failed on its deciding
+    cell's seeds and the share of seeds decided instead, else ''."""
+    failed = re.search(r"checked on the \d+ seeds: fails: (.+?); share of seeds instead", str(row.get("evidence", "")))
+    if not failed or row.get("verdict") == "INCONCLUSIVE":
+        return ""
+    return (f" Decided on the share of seeds, not the mean: its t-test's assumption fails on these seeds "
+            f"({failed[1]}).")
+
+
 def shows(r: Row, confidence: float, alpha: float, brief: bool = False) -> str:
     """A claim's row in words: the deciding cell and why it is shown, the effect with its interval, the
     seeds that meet it; why it is open, when INCONCLUSIVE. ``brief``: the cell named alone, and a measured
@@ -320,7 +340,9 @@ def shows(r: Row, confidence: float, alpha: float, brief: bool = False) -> str:
         text = (f"in {m.cell}: " if m.cells > 1 else "") + effect(claim, m, confidence)
     else:
         text = where_words(m.cell, m.cells) + f"{effect(claim, m, confidence)}; {seed_words(claim, m)}"
-    text += _stale(r.row, claim, r.study) + "."
+    text += _stale(r.row, claim, r.study)
+    text += ("" if "changed after its runs" in text else registered_words(r.row)) + "."
+    text += fallback_words(r.row)
     return text + (" " + why_open(r, alpha) if r.row.get("verdict") == "INCONCLUSIVE" else "")
 
 
@@ -389,7 +411,8 @@ def headline(reference: Path, cfg, rows: list[Row] | None = None, pictures: tupl
     published rankings, the construction checks and the pictures (``pictures``: (path, alt) each)."""
     rows = claim_rows(reference, cfg) if rows is None else rows
     judge, by_id = verdicts.Judge.of(cfg.stats if cfg else None), {r.row.get("id"): r for r in rows}
-    runs = sum(kept_runs(reference, n) for n in study_order(reference, cfg))
+    studies = study_order(reference, cfg)
+    runs = pd.concat([kept_summary(reference, n) for n in studies])["hash"].nunique()  # a shared run once
     key = "findings" if (cfg.raw.get("report", {}) if cfg else {}).get("findings") else "headline"
     out = [f"What the committed reference run finds (`{Path(reference).name}/`: {runs} runs of "
            f"{len(study_order(reference, cfg))} studies) on the claims the config's `report: {key}:` names, each "
@@ -404,6 +427,12 @@ def headline(reference: Path, cfg, rows: list[Row] | None = None, pictures: tupl
     if ranked:
         out.append(f"{len(out) - 1}. {ranked}")
     out += ["", checks_line(rows)] if checks_line(rows) else []
+    changed = [r.row["id"] for r in rows if registered_words(r.row)]
+    if changed:
+        out += ["", (f"Changed after their runs: **{len(changed)} of {len(rows)} claims** had their test edited after "
+                    f"the reference's runs existed ({', '.join(f'`{c}`' for c in changed)}); each row names the change "
+                    f"and what the claim as registered reads ([reference/REGISTRATION.md]"
+                    f"({Path(reference).name}/REGISTRATION.md)).")]  # fmt: skip
     for path, alt in pictures:
         out += ["", f"![{alt}]({path})"]
     return "\n".join(out)
