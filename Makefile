@@ -85,6 +85,7 @@ test-fast: venv
 test-all: venv
 	RUN_SLOW=1 $(PYTEST)
 
+## Snakemake's linter on the workflow (with CONFIG) and snakefmt's format check of workflow/.
 lint: venv
 	$(SNAKEMAKE) --lint --configfile $(CONFIG)
 	$(BIN)/snakefmt --check workflow

@@ -270,10 +270,12 @@ GLOSSARY = {
     "boot_lo": "Lower end of a bootstrap interval over seeds; descriptive only (too narrow at a few seeds).",
     "boot_hi": "Upper end of the descriptive bootstrap interval over seeds.",
     "boot_method": "How the descriptive interval was computed (BCa bootstrap, or t above stats.bootstrap_max_n).",
-    "ci_lo": "Lower end of the interval over seeds at the configured confidence (claims: the confidence sequence "
-    "of a claim whose estimand is the mean; empty for a share).",
+    "ci_lo": "Lower end of the interval over seeds at the configured confidence (claims: a mean claim's t-interval "
+    "where its t-test's check held, Bonferroni over an adaptive study's looks, or a test: betting claim's confidence "
+    "sequence in an adaptive study; empty where the share of seeds decided).",
     "ci_hi": "Upper end of the interval over seeds at the configured confidence.",
-    "ci_method": "Which interval over seeds: Student t, Clopper-Pearson (0/1 per seed) or Anderson (all seeds equal).",
+    "ci_method": "Which interval over seeds: Clopper-Pearson (0/1 per seed), Tango's score interval (paired 0/1 per "
+    "seed), Anderson's bound (all seeds equal), the skew-corrected t otherwise, or none (n < 2).",
     "pooled_correct": "Test sequences classified correctly, summed over the cell's runs.",
     "pooled_total": "Test sequences, summed over the cell's runs.",
     "testset_lo": "Lower end of the Wilson interval of the pooled test counts: test-set sampling only.",
@@ -389,7 +391,7 @@ GLOSSARY = {
     "p_con": "Anytime-valid p-value for CONTRADICTED (1 / the largest betting capital so far).",
     "p_family": "The smaller p, adjusted in the family's one procedure on the p-values so far (the claims of a config-wide "
     "family this round cannot see count as p = 1): the round's verdict needs it <= alpha.",
-    "state": "open (gets more seeds), resolved, fragile (decided, but not without one of its seeds: gets more seeds), max_seeds, unreachable (no further seeds could decide it), "
+    "state": "open (gets more seeds), resolved, fragile (decided, but with robustness below 0.8: fewer than 0.8 of its leave-one-seed-out verdicts agree; gets more seeds), max_seeds, unreachable (no further seeds could decide it), "
     "fixed design, or exact (checked on every run, no rounds).",
     "next_seeds": "The seeds the claim asked for in the next round (none once it stopped).",
     "scope_next": "For a claim with robust_over whose verdict is reached and whose scope is UNSETTLED: the weakest "
