@@ -33,7 +33,7 @@ MODULES: dict[str, dict] = {
                         "tests/unit/test_config_validation.py"],
               "deselect": "snakemake"},
     "seed_units": {"tests": ["tests/unit/test_seed_units.py", "tests/unit/test_claims.py", "tests/unit/test_exact_claims.py"]},
-    "seedtests": {"tests": ["tests/unit/test_seedtests.py", "tests/unit/test_claims.py", "tests/unit/test_sequential.py",
+    "seedtests": {"tests": ["tests/unit/test_seedtests.py", "tests/unit/test_seedtests_edges.py", "tests/unit/test_claims.py", "tests/unit/test_sequential.py",
                             "tests/unit/test_claim_kinds.py", "tests/simulation/test_sequential_rules.py"]},
     "verdicts": {"tests": ["tests/unit/test_verdicts.py", "tests/unit/test_claims.py", "tests/unit/test_exact_claims.py", "tests/unit/test_claim_kinds.py",
                            "tests/unit/test_adaptive.py"]},

@@ -1,0 +1,98 @@
+"""The t-test's assumption check (seedtests.normality and its words) at its edges: batches of cells
+checked at once, the fewest seeds it checks, a seed within a hair of the range's bound, ties on the
+grid, and Shapiro-Wilk at three seeds."""
+
+import numpy as np
+import pytest
+
+from ablation import seedtests as T
+from ablation import sequential
+
+STEP = 1 / 300
+NORMALISH = np.array([-0.012, -0.006, -0.003, 0.0, 0.003, 0.007, 0.010, 0.016])  # holds: no tie, no bound
+SKEW = np.array([0.0, 0.0033, 0.0067, 0.01, 0.0133, 0.0167, 0.02, 0.30])  # one seed strays far out
+PILE = np.array([0.0, 0.0, 0.0, 0.0, 0.01, -0.01, 0.02, 0.0033])  # half the seeds share 0
+
+
+def test_a_batch_of_cells_is_checked_cell_by_cell_in_its_own_shape():
+    cells = np.stack([NORMALISH, SKEW, PILE, np.r_[NORMALISH[:-1], 1.0]])
+    batch = np.stack([cells, cells[::-1]])  # (2, 4, 8): two samples of four cells
+    codes = T.normality(batch, batch, (-1.0, 1.0), STEP)
+    assert codes.shape == (2, 4)
+    one_by_one = [int(T.normality(c, c, (-1.0, 1.0), STEP)) for c in cells]
+    assert one_by_one == [T.HOLDS, T.SKEWED, T.PILED, T.ON_BOUND]
+    assert codes.tolist() == [one_by_one, one_by_one[::-1]]
+
+
+def test_the_fewest_seeds_it_checks_are_checked_and_one_fewer_are_too_few():
+    n = T.CHECK_MIN_SEEDS
+    assert int(T.normality(NORMALISH[:n], NORMALISH[:n], (-1.0, 1.0), STEP)) != T.TOO_FEW
+    assert int(T.normality(NORMALISH[: n - 1], NORMALISH[: n - 1], (-1.0, 1.0), STEP)) == T.TOO_FEW
+    assert T.normality(np.zeros((3, n - 1)), np.zeros((3, n - 1)), None, STEP).tolist() == [T.TOO_FEW] * 3
+
+
+@pytest.mark.parametrize("bound", [-1.0, 1.0])
+def test_a_seed_within_a_hair_of_either_bound_is_on_it_and_one_just_inside_is_not(bound):
+    bounds, hair = (-1.0, 1.0), sequential.EDGE * 2  # the range is 2 wide: the edge is EDGE x 2
+    inward = -np.sign(bound)
+    at = np.r_[NORMALISH[:-1], bound + inward * hair * 0.9]
+    inside = np.r_[NORMALISH[:-1], bound + inward * hair * 1.1]
+    assert int(T.normality(at, at, bounds, STEP)) == T.ON_BOUND
+    assert int(T.normality(inside, inside, bounds, STEP)) != T.ON_BOUND
+    words = T.normality_words(at, at, bounds, STEP, paired=True)
+    assert words.endswith(f"fails: 1 of 8 seeds on the range's bound ({bound:g})"), words
+    assert "on the range's bound" not in T.normality_words(inside, inside, bounds, STEP, paired=True)
+
+
+def test_a_range_that_does_not_start_at_zero_sets_its_own_edge():
+    # bounds (0.5, 1): a seed at 0.5 + 0.4 x the edge is on the bound only if the edge is EDGE x 0.5
+    bounds = (0.5, 1.0)
+    seeds = np.r_[0.7 + NORMALISH[:-1], 0.5 + sequential.EDGE * 0.5 * 0.9]
+    assert int(T.normality(seeds, seeds, bounds, STEP)) == T.ON_BOUND
+    seeds[-1] = 0.5 + sequential.EDGE * 0.5 * 1.5
+    assert int(T.normality(seeds, seeds, bounds, STEP)) != T.ON_BOUND
+
+
+def test_without_bounds_no_seed_is_on_a_bound():
+    seeds = np.r_[NORMALISH[:-1], 1.0]
+    assert int(T.normality(seeds, seeds, None, STEP)) != T.ON_BOUND
+
+
+def test_a_diverged_seed_is_unknown_and_named_in_words():
+    lo, hi = NORMALISH.copy(), NORMALISH.copy()
+    hi[2] = 0.5
+    assert int(T.normality(lo, hi, (-1.0, 1.0), STEP)) == T.UNKNOWN
+    assert T.normality_words(lo, hi, (-1.0, 1.0), STEP, paired=True).endswith("fails: 1 of 8 seeds have a diverged run (value unknown)")
+
+
+def test_ties_are_seeds_within_half_a_grid_step_and_a_paired_tie_at_zero_is_said_as_one():
+    near = np.array([0.0, STEP * 0.49, 0.0, -STEP * 0.49 + 0.0, 0.01, 0.02, -0.01, 0.013])
+    k, value = T._largest_tie(np.stack([near, near[::-1]]), STEP)
+    assert k.tolist() == [4, 4]
+    apart = np.array([0.0, STEP * 0.51, STEP * 1.02, 0.01, 0.02, -0.01, 0.013, 0.017])
+    assert int(T._largest_tie(apart, STEP)[0]) == 1
+    assert T.normality_words(PILE, PILE, (-1.0, 1.0), STEP, paired=True).endswith("fails: 4 of 8 seeds tie (difference 0)")
+    # piled on a value under half a step from 0: a tie; just over it: a shared value, not a tie
+    near_zero, off_zero = PILE + 0.45 * STEP, PILE + 0.55 * STEP
+    assert T.normality_words(near_zero, near_zero, (-1.0, 1.0), STEP, paired=True).endswith("4 of 8 seeds tie (difference 0)")
+    words = T.normality_words(off_zero, off_zero, (-1.0, 1.0), STEP, paired=True)
+    assert "4 of 8 seeds share one value" in words, words
+    assert "share one value" in T.normality_words(PILE, PILE, (-1.0, 1.0), STEP, paired=False)  # not a difference
+
+
+def test_the_largest_tie_reports_the_value_of_the_longest_run_not_the_first():
+    seeds = np.array([0.1, 0.2, 0.2, 0.2, 0.3, 0.3, 0.4, 0.5])
+    k, value = T._largest_tie(np.stack([seeds, seeds + 1]), STEP)
+    assert k.tolist() == [3, 3] and np.allclose(value, [0.2, 1.2])
+    k, value = T._largest_tie(np.array([0.1, 0.1, 0.2, 0.2, 0.3]), STEP)
+    assert int(k) == 2 and float(value) == pytest.approx(0.1)  # a later run as long does not replace it
+
+
+def test_shapiro_wilk_runs_from_three_seeds_and_reads_equal_seeds_as_no_evidence():
+    p3 = T._shapiro_p(np.array([[0.0, 0.001, 0.1], [0.0, 0.05, 0.1]]))
+    assert p3.shape == (2,) and p3[0] < 0.2 < p3[1] <= 1.0
+    assert T._shapiro_p(np.zeros((2, 2))).tolist() == [1.0, 1.0]
+    assert T._shapiro_p(np.zeros((3, 6))).tolist() == [1.0, 1.0, 1.0]  # a range of zero: p = 1, exactly
+    assert int(T.normality(SKEW, SKEW, (-1.0, 1.0), STEP)) == T.SKEWED
+    words = T.normality_words(SKEW, SKEW, (-1.0, 1.0), STEP, paired=True)
+    assert words.startswith("normality checked on the 8 seeds: fails: Shapiro-Wilk rejects normality (p = ")
