@@ -242,11 +242,13 @@ def seed_words(claim, m: Measured) -> str:
     return f"{m.met} of {m.counted} seeds {cond.words} ({better} better, {worse} worse, {tied} tied)"
 
 
-def where_words(label: str, cells: int) -> str:
-    """The deciding cell, and why it is the one shown."""
+def where_words(label: str, cells: int, verdict: str = "") -> str:
+    """The deciding cell, and why it is the one shown: a claim that must hold in every cell is
+    contradicted by its clearest failing cell, and otherwise decided by the cell closest to the boundary."""
     if cells < 2:
         return ""
-    return f"in {label} (of its {cells} cells, the one closest to the boundary, which decides the verdict): "
+    why = "the one that contradicts it most clearly" if verdict == "CONTRADICTED" else "the one closest to the boundary"
+    return f"in {label} (of its {cells} cells, {why}, which decides the verdict): "
 
 
 def stored_words(r: Row, confidence: float) -> str:
@@ -276,7 +278,7 @@ def stored_words(r: Row, confidence: float) -> str:
     if np.isfinite(lo) and np.isfinite(hi):
         words += f" ({100 * confidence:g} % interval of that share of seeds: {100 * lo:.0f} to {100 * hi:.0f} %)"
     cells = str(row.get("detail", "")).count(" | ") + 1
-    return ("" if cell.startswith("mean over") else where_words(cell, cells)) + words
+    return ("" if cell.startswith("mean over") else where_words(cell, cells, row.get("verdict", ""))) + words
 
 
 def why_open(r: Row, alpha: float) -> str:
@@ -339,7 +341,7 @@ def shows(r: Row, confidence: float, alpha: float, brief: bool = False) -> str:
     elif brief:
         text = (f"in {m.cell}: " if m.cells > 1 else "") + effect(claim, m, confidence)
     else:
-        text = where_words(m.cell, m.cells) + f"{effect(claim, m, confidence)}; {seed_words(claim, m)}"
+        text = where_words(m.cell, m.cells, r.row.get("verdict", "")) + f"{effect(claim, m, confidence)}; {seed_words(claim, m)}"
     text += _stale(r.row, claim, r.study)
     text += ("" if "changed after its runs" in text else registered_words(r.row)) + "."
     text += fallback_words(r.row)
@@ -431,8 +433,8 @@ def headline(reference: Path, cfg, rows: list[Row] | None = None, pictures: tupl
     if changed:
         out += ["", (f"Changed after their runs: **{len(changed)} of {len(rows)} claims** had their test edited after "
                     f"the reference's runs existed ({', '.join(f'`{c}`' for c in changed)}); each row names the change "
-                    f"and what the claim as registered reads ([reference/REGISTRATION.md]"
-                    f"({Path(reference).name}/REGISTRATION.md)).")]  # fmt: skip
+                    f"and what the claim as registered reads on the same runs ([docs/registration.md](docs/registration.md); "
+                    f"the history of each change: [{Path(reference).name}/REGISTRATION.md]({Path(reference).name}/REGISTRATION.md)).")]  # fmt: skip
     for path, alt in pictures:
         out += ["", f"![{alt}]({path})"]
     return "\n".join(out)
