@@ -281,6 +281,13 @@ def stored_words(r: Row, confidence: float) -> str:
     return ("" if cell.startswith("mean over") else where_words(cell, cells, row.get("verdict", ""))) + words
 
 
+def assumption_failed(evidence) -> str | None:
+    """Why a mean claim's t-test assumption failed on its deciding cell's seeds, where the share of seeds
+    decided instead (the claims table's evidence says so); None otherwise."""
+    failed = re.search(r"checked on the \d+ seeds: fails: (.+?); share of seeds instead", str(evidence))
+    return failed[1] if failed else None
+
+
 def why_open(r: Row, alpha: float) -> str:
     """Why an INCONCLUSIVE claim is open, in a few words: its effect in the margin's zone of doubt (the
     interval its test rests on straddles the boundary), its seeds split, or a design that cannot decide it."""
@@ -299,9 +306,8 @@ def why_open(r: Row, alpha: float) -> str:
                 f"({fmt(lo)} to {fmt(hi)}{valid}) straddles {' and '.join(map(fmt, crossed))}.{more}")  # fmt: skip
     if not np.isfinite(num("p_value")):
         return f"Open: no test: too few seeds.{more}"
-    # A mean claim whose t-test's assumption fails on its seeds is judged on the share of seeds instead.
-    failed = re.search(r"checked on the \d+ seeds: fails: (.+?); share of seeds instead", evidence)
-    fallback = f"its t-test's assumption fails on these seeds ({failed[1]}), and on the share of seeds instead: " if failed else ""
+    failed = assumption_failed(evidence)
+    fallback = f"its t-test's assumption fails on these seeds ({failed}), and on the share of seeds instead: " if failed else ""
     if not num("p_value") <= alpha:
         return (f"Open: {fallback}the seeds split, too evenly for either verdict at alpha {alpha:g} "
                 f"(p = {num('p_value'):.3g}).{more}")  # fmt: skip
@@ -324,11 +330,10 @@ def registered_words(row: dict) -> str:
 def fallback_words(row: dict) -> str:
     """' Decided on the share of seeds: ...' where a mean claim's t-test assumption failed on its deciding
     cell's seeds and the share of seeds decided instead, else ''."""
-    failed = re.search(r"checked on the \d+ seeds: fails: (.+?); share of seeds instead", str(row.get("evidence", "")))
+    failed = assumption_failed(row.get("evidence", ""))
     if not failed or row.get("verdict") == "INCONCLUSIVE":
         return ""
-    return (f" Decided on the share of seeds, not the mean: its t-test's assumption fails on these seeds "
-            f"({failed[1]}).")
+    return f" Decided on the share of seeds, not the mean: its t-test's assumption fails on these seeds ({failed})."
 
 
 def shows(r: Row, confidence: float, alpha: float, brief: bool = False) -> str:
@@ -417,7 +422,7 @@ def headline(reference: Path, cfg, rows: list[Row] | None = None, pictures: tupl
     runs = pd.concat([kept_summary(reference, n) for n in studies])["hash"].nunique()  # a shared run once
     key = "findings" if (cfg.raw.get("report", {}) if cfg else {}).get("findings") else "headline"
     out = [f"What the committed reference run finds (`{Path(reference).name}/`: {runs} runs of "
-           f"{len(study_order(reference, cfg))} studies) on the claims the config's `report: {key}:` names, each "
+           f"{len(studies)} studies) on the claims the config's `report: {key}:` names, each "
            f"effect with its {100 * judge.confidence:g} % interval over seeds:", ""]  # fmt: skip
     for cid in finding_ids(cfg):
         r = by_id.get(cid)
