@@ -235,10 +235,11 @@ def _t_p(x: np.ndarray, bound: float) -> tuple[np.ndarray, np.ndarray]:
     if x.shape[-1] < 2:
         return np.ones(x.shape[:-1]), np.ones(x.shape[:-1])
     with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # zero variance: NaN, read as no evidence
+        warnings.simplefilter("ignore")  # zero variance: scipy warns, and the spread below reads it
         above = scipy_stats.ttest_1samp(x, bound, axis=-1, alternative="greater").pvalue
         below = scipy_stats.ttest_1samp(x, bound, axis=-1, alternative="less").pvalue
-    return (np.where(np.isfinite(above), above, 1.0), np.where(np.isfinite(below), below, 1.0))
+    spread = np.ptp(x, axis=-1) > 0  # without spread t is infinite or NaN: no evidence either way
+    return np.where(spread, above, 1.0), np.where(spread, below, 1.0)
 
 
 def mean_t_p(lo, hi, band: tuple[float, float], bounds, step: float,
