@@ -235,7 +235,7 @@ GLOSSARY = {
     # evaluations (evaluations.csv)
     "metric": "The metric a task declares (accuracy; exact_match, token_accuracy): a share of the test set, 0-1.",
     "length": "The test length: a sequence of that length (the order task's sequence length; a copy task's n tokens "
-    "to copy, which it reads and writes in 2 n + 2 tokens).",
+    "to copy, which it reads and writes in 2 n + 2 tokens, 2 n + 3 with the anchor's task token at position 0).",
     "value": "The metric's value at that length: correct / total.",
     "correct": "Test sequences (or, for token_accuracy, answer tokens) scored right; not a number when the model's "
     "outputs are not finite.",
