@@ -100,6 +100,7 @@ def load_studies(config: Path, names: list[str], seeds: list[int], overrides: li
             body["eval_lengths"] = {"from": eval_lengths[0], "to": eval_lengths[1]}
         body["claims"] = []  # the pilot trains and evaluates; it judges nothing
         body.pop("published", None)
+    raw.pop("report", None)  # its headline names claims, and the pilot's studies have none
     return {name: C.validate(raw).studies[name] for name in names}
 
 
