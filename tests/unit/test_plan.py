@@ -19,6 +19,14 @@ from ablation.settings import cost_estimate
 from conftest import REPO
 
 SMOKE = C.load_yaml(REPO / "config" / "smoke.yaml")
+
+
+@pytest.fixture(autouse=True)
+def _no_run_store(tmp_path, monkeypatch):
+    """The run store is results/runs under the working folder: a test that says "no runs" reads an
+    empty one, whatever a run in the checkout left there (the reference stays the repository's)."""
+    monkeypatch.chdir(tmp_path)
+
 AT_LEAST = {"id": "c", "statement": "reaches it", "kind": "at_least", "threshold": 0.9}
 
 
