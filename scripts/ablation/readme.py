@@ -130,7 +130,7 @@ def runs(cfg, reference: Path = REPO_DIR / "reference", root: Path = REPO_DIR) -
     studies, machine = reproduced(root)
     cores = machine["cores"]
     lines = [f"| study | design (its `description`) | seeds | runs planned | runs in `reference/` | training, `make "
-             f"reproduce STUDY=<study>` ({FULL}.md, {machine['commit']}) |", "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+             f"reproduce STUDY=<study>` (the runs {FULL}.md trained at {machine['commit']}) |", "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
     total_kept, total_seconds = 0, 0.0
     for name, study in cfg.studies.items():
         block = design.adaptive_block(cfg.raw["studies"][name])
