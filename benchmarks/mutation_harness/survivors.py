@@ -153,7 +153,39 @@ EQUIVALENT: dict[str, str] = {
     "ablation.seedtests.x_share_p_sequential__mutmut_35": "np.argsort's default axis is -1, the last",
     "ablation.seedtests.x_share_p_sequential__mutmut_41": _KIND_CASE,
     **{f"ablation.seedtests.x_share_p_sequential__mutmut_{n}": "np.take_along_axis's default axis is -1 (numpy 2.3 on; the project pins numpy 2.4.6)"
-       for n in (56, 75, 98, 108)},
+       for n in (49, 69, 95, 116, 139, 149)},
+    **{f"ablation.seedtests.x_share_p_sequential__mutmut_{n}": ("r is never empty here (no seeds return earlier), so np.max "
+       "needs no initial value") for n in (74, 76)},
+    **{f"ablation.seedtests.x_share_p_sequential__mutmut_{n}": ("the skipped seeds' round only has to follow every counted "
+       "seed's round, and max(r, 1) + 1 or max(r) + 2 does as max(r) + 1 does") for n in (77, 78)},
+    **{f"ablation.seedtests.x__largest_tie__mutmut_{n}": reason for n, reason in (
+        (5, "np.sort's default axis is -1, the last"), (12, "np.diff's default axis is -1, the last"),
+        (31, "the value kept while no two seeds tie (best 1) is never read: normality reads the count, and "
+             "normality_words reads the value only for PILED, a tie of at least 3 seeds (half of 5 or more)"))},
+    **{f"ablation.seedtests.x__largest_tie__mutmut_{n}": ("the run lengths as floats count, compare and double as the "
+       "ints do, and every reader takes int() of the count") for n in (25, 27)},
+    **{f"ablation.seedtests.x__shapiro_p__mutmut_{n}": "scipy's shapiro returns its p as a float64 already" for n in (16, 18)},
+    **{f"ablation.seedtests.x__shapiro_p__mutmut_{n}": ("scipy's shapiro gives p = 1.0 for seeds of range zero and a finite p "
+       "for any other finite seeds, and seed units are finite (a diverged run's are its interval's ends): the where "
+       "never replaces a value") for n in (27, 32)},
+    "ablation.seedtests.x__shapiro_p__mutmut_8": _WARNINGS,
+    "ablation.seedtests.x__t_p__mutmut_11": _WARNINGS,
+    **{f"ablation.seedtests.x_condition_p__mutmut_{n}": ("condition_p compares test only with 'betting': any other default "
+       "takes the t-test, as 't' does (the schema's enum refuses any test outside TESTS)") for n in (1, 2)},
+    **{f"ablation.seedtests.x_condition_p__mutmut_{n}": ("every reader of lo and hi converts them itself (Condition's "
+       "comparisons, mean_t_p, mean_p, normality): asarray without dtype gives the same p-values") for n in (5, 7, 9, 11)},
+    **{f"ablation.seedtests.x_condition_p__mutmut_{n}": ("rounds are read only for their order and equality (lexsort in "
+       "in_round_order, round_ends): whole numbers as ints or floats give the same looks") for n in (26, 28, 30, 32)},
+    **{f"ablation.seedtests.x_mean_t_p__mutmut_{n}": _NUMERIC_INPUT for n in (3, 5, 7, 9)},
+    **{f"ablation.seedtests.x_mean_t_p__mutmut_{n}": ("rounds are read only for their order and equality (lexsort in "
+       "in_round_order): zeros as ints or floats sort the same") for n in (23, 25)},
+    "ablation.seedtests.x_mean_t_p__mutmut_92": ("best_con starts at 1 and keeps the minimum: a p_con above 1 never enters it, "
+                                                 "capped at 1 or 2"),
+    **{f"ablation.seedtests.x_normality__mutmut_{n}": _NUMERIC_INPUT for n in (3, 5, 7, 9)},
+    "ablation.seedtests.x_normality__mutmut_43": "the edge is read only where bounds are given",
+    **{f"ablation.seedtests.x_normality__mutmut_{n}": ("np.where reads float zeros as False, as it reads boolean ones") for n in (62, 64)},
+    **{f"ablation.seedtests.x_normality_words__mutmut_{n}": ("normality converts lo and hi itself, and the words read only sums "
+       "and comparisons of them: asarray without dtype gives the same words") for n in (3, 5, 7, 9)},
     "ablation.intervals.x_direction_share_ci__mutmut_12": _NAN_TEXT,
     "ablation.intervals.x_direction_share_ci__mutmut_15": _NAN_TEXT,
     "ablation.intervals.x_skew_t_ci__mutmut_5": _NUMERIC_INPUT,

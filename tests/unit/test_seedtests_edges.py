@@ -96,3 +96,32 @@ def test_shapiro_wilk_runs_from_three_seeds_and_reads_equal_seeds_as_no_evidence
     assert int(T.normality(SKEW, SKEW, (-1.0, 1.0), STEP)) == T.SKEWED
     words = T.normality_words(SKEW, SKEW, (-1.0, 1.0), STEP, paired=True)
     assert words.startswith("normality checked on the 8 seeds: fails: Shapiro-Wilk rejects normality (p = ")
+
+
+def test_a_gap_of_exactly_half_a_grid_step_is_no_tie():
+    seeds = np.array([0.0, STEP / 2, 0.0 + STEP, 0.013, 0.02, -0.01, 0.017, 0.023])
+    assert int(T._largest_tie(seeds, STEP)[0]) == 1  # 0 and STEP / 2 differ by half a step: apart
+    piled = np.r_[np.full(4, STEP / 2), 0.013, 0.02, -0.01, 0.017]  # half the seeds on a value half a step from 0
+    words = T.normality_words(piled, piled, (-1.0, 1.0), STEP, paired=True)
+    assert words.endswith(f"4 of 8 seeds share one value ({STEP / 2:.4g})"), words
+
+
+@pytest.mark.parametrize("bound", [-1.0, 1.0])
+def test_a_seed_exactly_one_edge_from_the_bound_is_on_it(bound):
+    bounds, edge = (-1.0, 1.0), sequential.EDGE * 2
+    at = np.r_[NORMALISH[:-1], bound + edge if bound < 0 else bound - edge]
+    assert int(T.normality(at, at, bounds, STEP)) == T.ON_BOUND
+    assert T.normality_words(at, at, bounds, STEP, paired=True).endswith(f"fails: 1 of 8 seeds on the range's bound ({bound:g})")
+
+
+def test_a_diverged_seed_marks_its_own_cell_unknown_and_no_other():
+    lo, hi = np.stack([NORMALISH, NORMALISH]), np.stack([NORMALISH, NORMALISH])
+    hi[1, 2] = 0.5
+    assert T.normality(lo, hi, (-1.0, 1.0), STEP).tolist() == [T.HOLDS, T.UNKNOWN]
+
+
+def test_cells_on_two_leading_axes_keep_their_shape_with_and_without_bounds():
+    cells = np.stack([np.stack([NORMALISH, SKEW, PILE])] * 2)  # (2, 3, 8)
+    for bounds in (None, (-1.0, 1.0)):
+        assert T.normality(cells, cells, bounds, STEP).tolist() == [[T.HOLDS, T.SKEWED, T.PILED]] * 2
+    assert T._shapiro_p(np.zeros((2, 3, 2))).shape == (2, 3)  # too few for Shapiro-Wilk: p = 1 per cell

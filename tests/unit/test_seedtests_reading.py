@@ -172,3 +172,16 @@ def test_a_schedule_numbers_its_later_rounds_from_one_and_counts_its_looks_by_ba
     assert T.Looks.schedule(7, 2, 13, 11).rounds == (0,) * 7 + (1, 1, 2, 2)
     assert T.Looks.schedule(7, 2, 13, 5).rounds == (0,) * 5
     assert T.looks_count(8, 1, 10) == 3 and T.looks_count(8, 3, 10) == 2 and T.looks_count(10, 2, 8) == 1
+
+
+def test_a_cell_without_spread_gets_no_t_evidence_and_its_neighbour_keeps_its_own():
+    cells = np.stack([np.full(8, 0.01), SEEDS])
+    above, below = T._t_p(cells, -0.02)
+    assert above[0] == below[0] == 1.0
+    assert above[1] == pytest.approx(sps.ttest_1samp(SEEDS, -0.02, alternative="greater").pvalue, rel=1e-12)
+
+
+def test_an_adaptive_t_tests_supported_p_is_capped_at_1_after_its_bonferroni():
+    below_band = SEEDS - 0.05  # the mean lies well under the band: SUPPORTED's p near 1, times K = 7
+    p_sup, p_con, _ = T.mean_t_p(below_band, below_band, BAND.band, (-1.0, 1.0), STEP, T.Looks.schedule(8, 2, 20, 8))
+    assert float(p_sup) == 1.0 and 0 < float(p_con) < 1.0
