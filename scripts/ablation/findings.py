@@ -8,7 +8,7 @@ views of them (``ablation.readme`` writes both).
   seeds call for), the published rankings, and the construction checks (the estimand ``exact``) apart;
 - ``claims_table``: every other claim, a row each in words: the cell that decides it and why that one,
   its effect, the seeds that meet it and, when INCONCLUSIVE, why (the effect in the margin's zone of
-  doubt, the seeds split, or a design that could not reach a verdict).
+  doubt, the seeds split or lean one way short of alpha, or a design that could not reach a verdict).
 
 A claim is measured on reference/<study>/summary.csv (the settings its run ids name) and, for a metric
 of the task, reference/<study>/evaluations.csv, in the cell that decided it there. Where reference/ does
@@ -290,7 +290,8 @@ def assumption_failed(evidence) -> str | None:
 
 def why_open(r: Row, alpha: float) -> str:
     """Why an INCONCLUSIVE claim is open, in a few words: its effect in the margin's zone of doubt (the
-    interval its test rests on straddles the boundary), its seeds split, or a design that cannot decide it."""
+    interval its test rests on straddles the boundary), its seeds split or lean one way short of alpha, or a
+    design that cannot decide it."""
     row, claim, m = r.row, r.claim, r.measured
     evidence, num = str(row.get("evidence", "")), lambda k: pd.to_numeric(row.get(k), errors="coerce")
     scale = claim.scale if claim is not None else "value"
@@ -308,10 +309,12 @@ def why_open(r: Row, alpha: float) -> str:
         return f"Open: no test: too few seeds.{more}"
     failed = assumption_failed(evidence)
     fallback = f"its t-test's assumption fails on these seeds ({failed}), and on the share of seeds instead: " if failed else ""
-    if not num("p_value") <= alpha:
-        return (f"Open: {fallback}the seeds split, too evenly for either verdict at alpha {alpha:g} "
-                f"(p = {num('p_value'):.3g}).{more}")  # fmt: skip
     toward = re.search(r"for (SUPPORTED|CONTRADICTED)", evidence)
+    if not num("p_value") <= alpha:
+        # the seeds' own counts stand in the row: say which way they lean and how far, not more
+        lean = (f"the seeds lean toward {toward[1]}, short of it: p = {num('p_value'):.3g} > alpha {alpha:g}" if toward else
+                f"the seeds split: neither verdict has evidence at alpha {alpha:g} (p = {num('p_value'):.3g} both ways)")  # fmt: skip
+        return f"Open: {fallback}{lean}.{more}"
     return (f"Open: the design could not reach a verdict: p = {num('p_value'):.3g} toward "
             f"{toward[1] if toward else 'a verdict'}, {num('p_holm'):.3g} after the correction over its family, "
             f"above alpha {alpha:g}.{more}")  # fmt: skip
@@ -464,13 +467,20 @@ def rankings_short(reference: Path, cfg=None) -> str:
     if not ranked:
         return ""
     done = sum(r["reproduced"] for r in ranked.values())
-    each = ", ".join(f"`{name}` {r['agree']} of {r['pairs']}" for name, r in ranked.items())
+    def at(name: str) -> str:  # the lengths each table is compared at here, which differ from the paper's
+        if cfg is None or name not in cfg.studies or not (block := cfg.raw["studies"][name].get("published")):
+            return ""
+        trained, compared = published.lengths(cfg.studies[name], block)
+        return f" (trained at lengths {trained}, compared at {compared})"
+
+    each = ", ".join(f"`{name}` {r['agree']} of {r['pairs']}{at(name)}" for name, r in ranked.items())
     sources = dict.fromkeys(re.match(r"[^,(\"]*", (cfg.raw["studies"][n].get("published") or {}).get("source", ""))[0].strip()
                             for n in ranked if cfg is not None and n in cfg.studies)  # fmt: skip
     paper = f" of {', '.join(s for s in sources if s)}" if any(sources) else ""
     return (f"Against the published tables{paper}, our means over seeds order the encodings as the paper does in "
             f"**{done} of {len(ranked)}**; of the pairs each separates by {published.SEPARATED:g} or more, in its order "
-            f"here: {each} (every pair: below the table of every claim).")  # fmt: skip
+            f"here: {each}; at our scale, far below the paper's (each study's protocol and scale, and every pair: below the "
+            "table of every claim).")  # fmt: skip
 
 
 def rankings_long(reference: Path, cfg=None) -> str:

@@ -137,6 +137,17 @@ def lengths_table(evaluations: pd.DataFrame, block: dict, levels: list | None = 
     return out.astype({"here_seeds": "Int64"})  # a count, empty at the paper's lengths
 
 
+def lengths(study, block: dict) -> tuple[str, str]:
+    """(trained, compared): the study's trained lengths and the test lengths its published block compares,
+    each as 'a–b' (``study``: a config.Study)."""
+    from . import settings
+    from .data import task_of
+
+    s = settings.Settings(**(settings.defaults() | study.fixed | {"seed": study.seeds[0]}))
+    trained = task_of(s).trained_lengths(s)
+    return (f"{trained[0]}–{trained[-1]}" if len(trained) > 1 else f"{trained[0]}"), f"{block['lengths'][0]}–{block['lengths'][1]}"
+
+
 def scale(study, block: dict) -> str:
     """At what scale the study runs, in words, from its settings (``study``: a config.Study): the model
     (blocks, width, heads, feed-forward, and its parameters counted on the model the settings build, per

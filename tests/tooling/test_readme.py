@@ -82,11 +82,27 @@ def test_every_number_is_in_percent_or_pp_and_every_open_claim_says_why():
     assert not re.search(r"mean -?0\.\d{3}", table), "a raw fraction"
     for row in rows_of(table):
         if "**INCONCLUSIVE**" in row:
-            assert re.search(r"Open: (its t-test's assumption fails on these seeds \(.+\), and on the share of seeds instead: )?(the effect lies in the margin's zone of doubt|the seeds split|the design could "
+            assert re.search(r"Open: (its t-test's assumption fails on these seeds \(.+\), and on the share of seeds instead: )?(the effect lies in the margin's zone of doubt|the seeds split|the seeds lean toward (SUPPORTED|CONTRADICTED), short of it|the design could "
                              r"not reach a verdict)", row), row  # fmt: skip
         if "of its " in row:  # a claim judged in several cells names the one shown and why
             why = "the one that contradicts it most clearly" if "**CONTRADICTED**" in row else "the one closest to the boundary"
             assert f"{why}, which decides the verdict" in row, row
+
+
+def test_an_open_claim_whose_test_leans_one_way_names_that_way_and_its_p():
+    """An INCONCLUSIVE row whose test points toward a verdict (claims.csv: 'p = ... for SUPPORTED') says
+    so with its p, not that its seeds split evenly; one with no evidence either way says the seeds split."""
+    table = readme.block(README, "findings")
+    open_claims = CLAIMS[CLAIMS["verdict"] == "INCONCLUSIVE"]
+    assert len(open_claims)
+    for _, claim in open_claims.iterrows():
+        row = next(r for r in rows_of(table) if f"`{claim['id']}`" in r)
+        toward = re.search(r"p = [\d.e-]+ for (SUPPORTED|CONTRADICTED)", claim["evidence"])
+        if toward and float(claim["p_value"]) > 0.05:
+            assert f"the seeds lean toward {toward[1]}, short of it: p = {float(claim['p_value']):.3g} > alpha 0.05" in row, row
+        elif "for neither verdict" in claim["evidence"]:
+            assert "the seeds split: neither verdict has evidence" in row, row
+        assert "too evenly" not in row
 
 
 def test_a_measured_effect_is_the_mean_over_seeds_of_the_paired_runs_with_the_pipelines_interval():
