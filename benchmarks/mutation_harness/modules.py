@@ -27,7 +27,11 @@ MODULES: dict[str, dict] = {
     "validation": {"tests": ["tests/unit/test_config_validation.py"], "deselect": "snakemake"},
     # the statistics of one study, one idea a module (ablation/__init__.py lists them); the same tests judge each
     **{name: {"tests": STATS_TESTS, "deselect": "ten_thousand"}
-       for name in ("measures", "intervals", "significance", "variance", "stats")},
+       for name in ("measures", "intervals", "variance", "stats")},
+    # the graphical procedure that judges a family's claims and scopes is reached through the verdicts' and the
+    # scopes' family tests
+    "significance": {"tests": [*STATS_TESTS, "tests/unit/test_verdicts.py", "tests/unit/test_scope.py",
+                               "tests/unit/test_scope_edges.py"], "deselect": "ten_thousand"},
     # a claim's walk: its kind (kinds), its seed units (seed_units), its test (seedtests), its verdict (claims)
     "kinds": {"tests": ["tests/unit/test_kinds_edges.py", "tests/unit/test_claims.py", "tests/unit/test_claim_kinds.py",
                         "tests/unit/test_config_validation.py"],
