@@ -137,15 +137,15 @@ def lengths_table(evaluations: pd.DataFrame, block: dict, levels: list | None = 
     return out.astype({"here_seeds": "Int64"})  # a count, empty at the paper's lengths
 
 
-def lengths(study, block: dict) -> tuple[str, str]:
+def lengths(study, block: dict, to: str = "–") -> tuple[str, str]:
     """(trained, compared): the study's trained lengths and the test lengths its published block compares,
-    each as 'a–b' (``study``: a config.Study)."""
+    each as 'a–b' (``to`` between the ends; ``study``: a config.Study)."""
     from . import settings
     from .data import task_of
 
     s = settings.Settings(**(settings.defaults() | study.fixed | {"seed": study.seeds[0]}))
     trained = task_of(s).trained_lengths(s)
-    return (f"{trained[0]}–{trained[-1]}" if len(trained) > 1 else f"{trained[0]}"), f"{block['lengths'][0]}–{block['lengths'][1]}"
+    return (f"{trained[0]}{to}{trained[-1]}" if len(trained) > 1 else f"{trained[0]}"), f"{block['lengths'][0]}{to}{block['lengths'][1]}"
 
 
 def scale(study, block: dict) -> str:
@@ -157,7 +157,6 @@ def scale(study, block: dict) -> str:
 
     from . import settings
     from .architectures import build_model
-    from .data import task_of
 
     base = settings.defaults() | study.fixed | {"seed": study.seeds[0]}
     levels = study.factors.get(block["factor"], [base.get(block["factor"])])
@@ -167,16 +166,15 @@ def scale(study, block: dict) -> str:
             s = settings.Settings(**(base | {block["factor"]: level}))
             counts[format_value(level)] = sum(p.numel() for p in build_model(s).parameters())
     s = settings.Settings(**base)
-    trained = task_of(s).trained_lengths(s)
+    trained, compared = lengths(study, block, " to ")
     steps = s.epochs * (math.ceil(s.n_train / s.batch_size) if s.batch_size else 1)
     low, high = min(counts.values()), max(counts.values())
     params = f"{low:,} parameters" if low == high else (
         f"{low:,} ({min(counts, key=counts.get)}) to {high:,} ({max(counts, key=counts.get)}) parameters by {block['factor']}")  # fmt: skip
-    lengths = f"{trained[0]} to {trained[-1]}" if len(trained) > 1 else f"{trained[0]}"
     batches = f"batches of {s.batch_size}" if s.batch_size else "one full batch"
     return (f"a {s.depth}-block {s.arch} of d_model {s.d_model}, {s.heads} heads, feed-forward {s.ff} ({params}), "
-            f"trained on {s.n_train:,} sequences of lengths {lengths} for {steps:,} steps ({s.epochs} epochs in {batches}, "
-            f"lr {s.lr:g}), tested at lengths {block['lengths'][0]} to {block['lengths'][1]}, {len(study.seeds)} seeds")  # fmt: skip
+            f"trained on {s.n_train:,} sequences of lengths {trained} for {steps:,} steps ({s.epochs} epochs in {batches}, "
+            f"lr {s.lr:g}), tested at lengths {compared}, {len(study.seeds)} seeds")  # fmt: skip
 
 
 def decided_pairs(claims: pd.DataFrame, study: dict) -> dict[tuple[str, str], str]:
