@@ -6,6 +6,8 @@ views of them (``ablation.readme`` writes both).
   one sentence each: the claim, its verdict, its effect in % or pp (or k of n seeds) with its interval
   over seeds (``intervals.mean_ci``: Clopper-Pearson, Tango, Anderson or the skew-corrected t, as the
   seeds call for), the published rankings, and the construction checks (the estimand ``exact``) apart;
+  where the share of seeds decided a claim, the count of seeds that meet it follows, with the interval
+  of that share labelled as the share's (``share_interval``), never beside a mean;
 - ``claims_table``: every other claim, a row each in words: the cell that decides it and why that one,
   its effect, the seeds that meet it and, when INCONCLUSIVE, why (the effect in the margin's zone of
   doubt, the seeds split or lean one way short of alpha, or a design that could not reach a verdict).
@@ -89,6 +91,7 @@ class Measured:
     counted: int  # seeds that meet the claim, of those it counts
     signs: tuple | None  # a comparison's (better, worse, tied) seeds
     groups: list  # per level a comparison reads, or per cell of a one-sample claim: label, seeds, values, mean, lo, hi
+    method: str = ""  # how lo and hi were found (``intervals.mean_ci``'s method)
 
 
 @dataclass
@@ -147,7 +150,7 @@ def measure(claim, runs: StudyRuns, judge: verdicts.Judge, label: str = "") -> M
     part, cell = claim.parts[0], result.cells[at][0]
     evidence, conf = result.evidence[at][0], judge.confidence
     seeds, values = cell.seeds[cell.known()], cell.lo[cell.known()]
-    lo, hi, _ = intervals.mean_ci(values, conf, verdicts.bounds(claim, part), cell.step)
+    lo, hi, method = intervals.mean_ci(values, conf, verdicts.bounds(claim, part), cell.step)
     signs, groups, metric = None, [], seed_units.metric_range(claim.metric)
     if part.compare:
         signs = verdicts.tally(cell)[:3]
@@ -165,7 +168,7 @@ def measure(claim, runs: StudyRuns, judge: verdicts.Judge, label: str = "") -> M
         groups = [_group(named(c), c.seeds[c.known()], c.lo[c.known()], metric, c.step, conf)
                   for c in (cells[0] for cells in result.cells)]  # fmt: skip
     return Measured(cell.label, len(result.cells), cell.n, float(np.mean(values)), lo, hi, evidence.met, evidence.n,
-                    signs, groups)  # fmt: skip
+                    signs, groups, method)  # fmt: skip
 
 
 def claim_rows(reference: Path, cfg=None) -> list[Row]:
@@ -213,12 +216,35 @@ def metric_words(claim) -> str:
     return words
 
 
-def effect(claim, m: Measured, confidence: float) -> str:
+def share_decided(row: dict) -> bool:
+    """Whether the share of seeds that meet a claim decided it: the estimand ``share``, or a mean claim whose
+    t-test's assumption failed on its deciding cell's seeds (``assumption_failed``)."""
+    return row.get("estimand") == "share" or assumption_failed(row.get("evidence", "")) is not None
+
+
+def share_interval(row: dict, confidence: float) -> str:
+    """'95 % interval of the share 69.2 % to 100 %' for a claim the share of seeds decided (``share_decided``):
+    claims.csv's share_lo and share_hi, the exact interval of the share its test rests on; '' otherwise.
+    It belongs beside the count of seeds that meet the claim, never beside a mean."""
+    lo, hi = (pd.to_numeric(row.get(k), errors="coerce") for k in ("share_lo", "share_hi"))
+    if not share_decided(row) or not (np.isfinite(lo) and np.isfinite(hi)):
+        return ""
+    return f"{100 * confidence:g} % interval of the share {_number(lo, 'value')} to {_number(hi, 'value')}"
+
+
+def effect(claim, m: Measured, confidence: float, share: str = "") -> str:
     """A measured claim's effect in words: per level (a comparison) its mean or k of n seeds, then the
-    difference's mean over seeds with its interval; a one-sample claim's mean with its interval."""
+    difference's mean over seeds with its interval; a one-sample claim's mean with its interval.
+
+    ``share``: the interval of the share of seeds that decided the claim (``share_interval``), which
+    ``seed_words`` prints beside that share. A one-sample mean whose interval is then Clopper-Pearson's
+    (every seed at 0 or 100 %: the exact interval of a count of seeds, the share's own numbers when every
+    seed meets the claim) is printed without it, so that a share's interval never stands beside a mean."""
     scale = claim.scale
     if scale != "difference":
-        return f"{metric_words(claim)} {_number(m.mean, scale)} ({_interval(m.lo, m.hi, scale, confidence)}) over {m.n} seeds"
+        counted = bool(share) and m.method.startswith("Clopper-Pearson")
+        interval = "" if counted else f" ({_interval(m.lo, m.hi, scale, confidence)})"
+        return f"{metric_words(claim)} {_number(m.mean, scale)}{interval} over {m.n} seeds"
     levels = []
     for g in m.groups:
         if g["binary"]:
@@ -229,17 +255,19 @@ def effect(claim, m: Measured, confidence: float) -> str:
             f"({_interval(m.lo, m.hi, scale, confidence)}) over {m.n} seeds")  # fmt: skip
 
 
-def seed_words(claim, m: Measured) -> str:
-    """How many seeds meet the claim, and a comparison's seeds by the sign of their difference."""
+def seed_words(claim, m: Measured, share: str = "") -> str:
+    """How many seeds meet the claim, and a comparison's seeds by the sign of their difference; ``share``
+    (``share_interval``) beside the count it is the interval of."""
     cond = claim.parts[0].condition
     if m.signs is None:
-        return f"{m.met} of {m.counted} seeds {cond.words}"
+        return f"{m.met} of {m.counted} seeds {cond.words}" + (f" ({share})" if share else "")
     better, worse, tied = m.signs
     if cond.ties:
-        return f"{better} better, {worse} worse, {tied} tied; {m.met} of the {m.counted} that changed {cond.words}"
+        return (f"{better} better, {worse} worse, {tied} tied; {m.met} of the {m.counted} that changed {cond.words}"
+                + (f" ({share})" if share else ""))  # fmt: skip
     if cond.strict and cond.low == 0:
-        return f"{better} of {m.n} seeds better, {worse} worse, {tied} tied"
-    return f"{m.met} of {m.counted} seeds {cond.words} ({better} better, {worse} worse, {tied} tied)"
+        return f"{better} of {m.n} seeds better" + (f" ({share})" if share else "") + f", {worse} worse, {tied} tied"
+    return f"{m.met} of {m.counted} seeds {cond.words} ({share + '; ' if share else ''}{better} better, {worse} worse, {tied} tied)"
 
 
 def where_words(label: str, cells: int, verdict: str = "") -> str:
@@ -276,7 +304,7 @@ def stored_words(r: Row, confidence: float) -> str:
         words = f"{what}: mean {_number(estimate, scale, scale != 'value')}{stored} over {n:g} seeds; {words}"
     lo, hi = (pd.to_numeric(row.get(k), errors="coerce") for k in ("share_lo", "share_hi"))
     if np.isfinite(lo) and np.isfinite(hi):
-        words += f" ({100 * confidence:g} % interval of that share of seeds: {100 * lo:.0f} to {100 * hi:.0f} %)"
+        words += f" ({100 * confidence:g} % interval of that share {_number(lo, 'value')} to {_number(hi, 'value')})"
     cells = str(row.get("detail", "")).count(" | ") + 1
     return ("" if cell.startswith("mean over") else where_words(cell, cells, row.get("verdict", ""))) + words
 
@@ -341,15 +369,19 @@ def fallback_words(row: dict) -> str:
 
 def shows(r: Row, confidence: float, alpha: float, brief: bool = False) -> str:
     """A claim's row in words: the deciding cell and why it is shown, the effect with its interval, the
-    seeds that meet it; why it is open, when INCONCLUSIVE. ``brief``: the cell named alone, and a measured
-    effect without its count of seeds (a finding's sentence)."""
+    seeds that meet it (with the interval of their share where the share decided it); why it is open, when
+    INCONCLUSIVE. ``brief``: the cell named alone, and a measured effect without its count of seeds (a
+    finding's sentence), unless the share of seeds decided it: then the count and its interval follow."""
     m, claim = r.measured, r.claim
+    share = share_interval(r.row, confidence)
     if m is None:
         text = stored_words(r, confidence)
     elif brief:
-        text = (f"in {m.cell}: " if m.cells > 1 else "") + effect(claim, m, confidence)
+        text = (f"in {m.cell}: " if m.cells > 1 else "") + effect(claim, m, confidence, share)
+        text += f"; {seed_words(claim, m, share)}" if share else ""
     else:
-        text = where_words(m.cell, m.cells, r.row.get("verdict", "")) + f"{effect(claim, m, confidence)}; {seed_words(claim, m)}"
+        text = (where_words(m.cell, m.cells, r.row.get("verdict", ""))
+                + f"{effect(claim, m, confidence, share)}; {seed_words(claim, m, share)}")  # fmt: skip
     text += _stale(r.row, claim, r.study)
     text += ("" if "changed after its runs" in text else registered_words(r.row)) + "."
     text += fallback_words(r.row)

@@ -375,3 +375,24 @@ def test_a_decided_mean_claim_whose_t_test_assumption_fails_says_the_share_of_se
         [row] = [r for r in rows if f"`{c['id']}`" in r]
         reason = re.search(r"fails: (.+?); share of seeds instead", c["evidence"])[1]
         assert f"Decided on the share of seeds, not the mean: its t-test's assumption fails on these seeds ({reason})" in row
+
+
+def test_a_share_interval_stands_beside_the_share_never_beside_a_mean():
+    """A claim the share of seeds decided (the estimand share, or a mean claim whose t-test's assumption
+    failed and the share decided instead) shows claims.csv's interval of that share labelled as the
+    share's, beside its count of seeds; the same numbers never stand unlabelled, where a mean's or a
+    difference's interval stands (L1: 10 of 10 seeds at 100 %, its Clopper-Pearson 69.2 % to 100 %)."""
+    number = lambda x: f"{100 * float(x):.1f}".removesuffix(".0") + " %"  # noqa: E731
+    text = findings.claims_table(REPO / "reference", CFG) + "\n" + findings.headline(REPO / "reference", CFG)
+    lines = [line for line in text.splitlines() if line.startswith("| ") or re.match(r"\d+\. ", line)]
+    decided = CLAIMS[(CLAIMS["estimand"] == "share") | CLAIMS["evidence"].str.contains("share of seeds instead")]
+    assert len(decided) > 5
+    for c in decided.to_dict("records"):
+        lo, hi = number(c["share_lo"]), number(c["share_hi"])
+        shown = [line for line in lines if f"`{c['id']}`" in line]
+        assert shown, c["id"]
+        for line in shown:
+            assert re.search(rf"95 % interval of (the|that) share {re.escape(lo)} to {re.escape(hi)}(?![\d.])", line), line
+            assert f"95 % interval {lo} to {hi}" not in line, line
+    [l1] = [line for line in lines if "`L1-trained-lengths`" in line]
+    assert "exact match at lengths 1–20 100 % over 10 seeds; 10 of 10 seeds reached 95 % (95 % interval of the share 69.2 % to 100 %)" in l1
