@@ -88,7 +88,7 @@ def trained_positions(s, task=None) -> int:
 
 def build_model(s):
     """The model of one run's settings (initialised from torch's current random state)."""
-    from .model import check_heads  # torch: only where a model is built
+    from .model import MultiHeadSelfAttention, check_heads  # torch: only where a model is built
 
     check_heads(s.d_model, s.heads)
     arch = lookup(ARCHITECTURES, s.arch, "arch")
@@ -99,6 +99,11 @@ def build_model(s):
     model = arch.build(s, task, s.positions if s.positions is not None else trained_positions(s, task))
     if s.rope_fraction != 1.0 and hasattr(getattr(model, "pos_enc", None), "rotate_fraction"):  # others rotate nothing
         model.pos_enc.rotate_fraction(s.rope_fraction)
+    if s.t5_bias_std is not None and hasattr(getattr(model, "pos_enc", None), "rescale_bias"):  # t5's table only
+        model.pos_enc.rescale_bias(s.t5_bias_std)
+    if s.attn_scale == "none":
+        for attention in (m for m in model.modules() if isinstance(m, MultiHeadSelfAttention)):
+            attention.unscale()
     return model
 
 

@@ -234,7 +234,8 @@ class T5RelativeBias(NoPositionalEncoding):
     def __init__(self, positions: int, d_model: int, heads: int):
         super().__init__(positions, d_model, heads)
         self.relative_attention_bias = nn.Embedding(self.num_buckets, heads)  # weight [buckets, H]
-        nn.init.normal_(self.relative_attention_bias.weight, std=d_model**-0.5)
+        self.init_std = d_model**-0.5
+        nn.init.normal_(self.relative_attention_bias.weight, std=self.init_std)
 
     @classmethod
     def buckets(cls, T: int, causal: bool) -> torch.Tensor:
@@ -251,6 +252,13 @@ class T5RelativeBias(NoPositionalEncoding):
         log_ratio = torch.log(distance.clamp(min=1).double() / exact) / math.log(cls.max_distance / exact)
         far = (exact + (log_ratio * (n - exact)).long()).clamp(max=n - 1)
         return offset + torch.where(distance < exact, distance, far)
+
+    def rescale_bias(self, std: float) -> None:
+        """Redraw nothing: scale the initial table from N(0, d_model^-0.5) to N(0, std^2), so the other
+        parameters' draws and the data stay where they were."""
+        with torch.no_grad():
+            self.relative_attention_bias.weight.mul_(std / self.init_std)
+        self.init_std = std
 
     def bias(self, T: int) -> torch.Tensor:  # [H, T, T]
         index = self.buckets(T, self.causal).to(self.relative_attention_bias.weight.device)
@@ -321,6 +329,7 @@ class MultiHeadSelfAttention(nn.Module):
         check_heads(d_model, heads)
         self.d_model, self.heads, self.d_head = d_model, heads, d_model // heads
         self.dropout = dropout
+        self.scale = None  # of the logits q k; None is 1 / sqrt(d_head)
         self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model))
         self.in_proj_bias = nn.Parameter(torch.empty(3 * d_model))
         self.out_proj = nn.Linear(d_model, d_model)  # created (and initialised) first, as in torch
@@ -330,6 +339,14 @@ class MultiHeadSelfAttention(nn.Module):
         nn.init.xavier_uniform_(self.in_proj_weight)
         nn.init.zeros_(self.in_proj_bias)
         nn.init.zeros_(self.out_proj.bias)
+
+    def unscale(self) -> None:
+        """T5's attention: logits q k unscaled, the query projection's initial weights shrunk by
+        d_head^-0.5 instead (Mesh TensorFlow's initialisation), so the first step reads the same
+        logits and only the training dynamics differ."""
+        self.scale = 1.0
+        with torch.no_grad():
+            self.in_proj_weight[: self.d_model].mul_(self.d_head**-0.5)
 
     def forward(self, x: torch.Tensor, position: nn.Module | None = None, mask=None) -> torch.Tensor:
         B, T, D = x.shape
@@ -349,7 +366,7 @@ class MultiHeadSelfAttention(nn.Module):
         if bias is not None:
             bias = bias.to(device=x.device, dtype=q.dtype)
         p = self.dropout if self.training else 0.0
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=p)  # [B, H, T, dh]
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=p, scale=self.scale)  # [B, H, T, dh]
         out = out.transpose(1, 2).reshape(B, T, D)  # heads concatenated again
         return self.out_proj(out)
 

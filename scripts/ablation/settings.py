@@ -47,7 +47,7 @@ def choices(name: str) -> tuple | None:
 # settings (its hash, settings.json and metrics.csv), so those runs keep their hashes and files.
 # plugin_code is not a config setting: the config's validation sets it (ablation.plugins).
 LEFT_OUT_AT_DEFAULT = ("task", "task_settings", "positions", "plugin_code", "batch_size", "lr_decay", "weight_decay",
-                       "rope_fraction")  # fmt: skip
+                       "rope_fraction", "attn_scale", "t5_bias_std")  # fmt: skip
 
 
 def _make_class():

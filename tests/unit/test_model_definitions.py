@@ -287,3 +287,44 @@ def test_build_model_passes_dropout_on(arch):
     model = build_model(s).train()
     x = torch.randn(4, s.seq_len, s.d_model)
     assert not torch.equal(model(x), model.eval()(x))
+
+
+_T5_DECODER = dict(arch="decoder", attn_mask="causal", task="repeat_copy", task_settings={"anchor": True, "vocab": 10},
+                   pos_enc="t5", d_model=32, heads=4, depth=2, ff=64, seq_len=8, norm="pre")  # fmt: skip
+
+
+def _built(**settings) -> torch.nn.Module:
+    torch.manual_seed(0)
+    return build_model(Settings(**{**_T5_DECODER, **settings}))
+
+
+def test_unscaled_attention_reads_t5s_logits_q_k_and_starts_where_the_scaled_one_does():
+    scaled, unscaled = _built(), _built(attn_scale="none")
+    x = torch.randint(0, 10, (3, 11))
+    scaled.eval(), unscaled.eval()
+    with torch.no_grad():  # the query's initial weights shrunk by d_head^-0.5 stand in for the scale
+        assert torch.allclose(scaled(x), unscaled(x), atol=1e-5)
+    attention = next(m for m in unscaled.modules() if isinstance(m, MultiHeadSelfAttention))
+    d_head = attention.d_head
+    q, k, v = (torch.randn(1, 4, 5, d_head) for _ in range(3))
+    by_hand = torch.softmax(q @ k.transpose(-1, -2), dim=-1) @ v  # T5: no 1 / sqrt(d_head)
+    assert torch.allclose(F.scaled_dot_product_attention(q, k, v, scale=attention.scale), by_hand, atol=1e-6)
+    # the two differ once trained: the same step moves an unscaled query's logits sqrt(d_head) times as far
+    assert attention.scale == 1.0 and all(
+        m.scale is None for m in scaled.modules() if isinstance(m, MultiHeadSelfAttention)
+    )
+
+
+def test_t5_bias_std_rescales_the_drawn_table_and_moves_no_other_draw():
+    default, paper = _built(), _built(t5_bias_std=768**-0.5)
+    table, rescaled = default.pos_enc.relative_attention_bias.weight, paper.pos_enc.relative_attention_bias.weight
+    assert torch.allclose(rescaled, table * (768**-0.5 / 32**-0.5))
+    others = [(n, p) for n, p in default.named_parameters() if "relative_attention_bias" not in n]
+    assert others and all(torch.equal(p, dict(paper.named_parameters())[n]) for n, p in others)
+
+
+def test_the_paper_model_settings_stay_out_of_a_runs_hash_at_their_defaults():
+    plain = Settings(**_T5_DECODER)
+    assert Settings(**_T5_DECODER, attn_scale="sqrt_dh", t5_bias_std=None).to_json() == plain.to_json()
+    assert "attn_scale" in Settings(**_T5_DECODER, attn_scale="none").to_json()
+    assert "t5_bias_std" in Settings(**_T5_DECODER, t5_bias_std=0.036).to_json()
