@@ -117,6 +117,13 @@ _PILOT_SEARCH = (
      "weight_decay=0.05 --eval-lengths 1 40"),
     # one of the paper's settings ours leaves out, on T5's bias alone: is it why T5 stops after 20 copies?
     ("length_t5_dropout_tr20_ts40", "--study length --seeds 0 1 --jobs 1 --levels pos_enc=t5 --set dropout=0.1 --eval-lengths 1 40"),
+    # the paper's attention, on T5's bias alone: its unscaled logits, its bias table's initial spread, both
+    ("length_t5_unscaled_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --set attn_scale='\"none\"' --levels pos_enc=t5 "
+     "--eval-lengths 1 40"),
+    ("length_t5_bias036_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --set t5_bias_std=0.036 --levels pos_enc=t5 "
+     "--eval-lengths 1 40"),
+    ("length_t5_paper_attention_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --set attn_scale='\"none\"' "
+     "t5_bias_std=0.036 --levels pos_enc=t5 --eval-lengths 1 40"),
 )  # fmt: skip
 
 MEASURED: tuple[Measured, ...] = (
@@ -178,6 +185,11 @@ MEASURED: tuple[Measured, ...] = (
              "python benchmarks/probes/length_pilot.py --study length_reverse length_copy --seeds 0 --jobs 2 "
              "--levels pos_enc=none,alibi,t5 --set depth=4 n_train=2000 epochs=100 --out benchmarks/probes/task_pilot_larger.md",
              _TASK_PILOT),  # fmt: skip
+    *(Measured(f"benchmarks/probes/length_failures{suffix}.md",
+               f".venv/bin/python benchmarks/probes/length_failures.py --study {study} --seeds 0 1 --jobs 2"
+               + (f" --out benchmarks/probes/length_failures{suffix}.md" if suffix else ""),
+               ("benchmarks/probes/length_failures.py", *_TASK_PILOT))
+      for study, suffix in (("length", ""), ("length_reverse", "_reverse"), ("length_copy", "_copy"))),  # fmt: skip
     Measured("benchmarks/probes/published_values.md", "python benchmarks/probes/published_values.py RESULTS_JSONL",
              ("benchmarks/probes/published_values.py",)),
     Measured("benchmarks/probes/published_values.json", "python benchmarks/probes/published_values.py RESULTS_JSONL",
