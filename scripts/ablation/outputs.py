@@ -269,7 +269,8 @@ GLOSSARY = {
     "max": "Highest test accuracy of the cell's runs.",
     "boot_lo": "Lower end of a bootstrap interval over seeds; descriptive only (too narrow at a few seeds).",
     "boot_hi": "Upper end of the descriptive bootstrap interval over seeds.",
-    "boot_method": "How the descriptive interval was computed (BCa bootstrap, or t above stats.bootstrap_max_n).",
+    "boot_method": ("How the descriptive interval was computed (BCa bootstrap: the percentile bootstrap corrected for bias and "
+                    "skew, bias-corrected and accelerated; or t above stats.bootstrap_max_n)."),
     "ci_lo": "Lower end of the interval over seeds at the configured confidence (claims: a mean claim's t-interval "
     "where its t-test's check held, Bonferroni over an adaptive study's looks, or a test: betting claim's confidence "
     "sequence in an adaptive study; empty where the share of seeds decided).",
@@ -278,7 +279,8 @@ GLOSSARY = {
     "seed), Anderson's bound (all seeds equal), the skew-corrected t otherwise, or none (n < 2).",
     "pooled_correct": "Test sequences classified correctly, summed over the cell's runs.",
     "pooled_total": "Test sequences, summed over the cell's runs.",
-    "testset_lo": "Lower end of the Wilson interval of the pooled test counts: test-set sampling only.",
+    "testset_lo": ("Lower end of the Wilson score interval (a binomial proportion's interval from the score test) of the pooled "
+                   "test counts: test-set sampling only."),
     "testset_hi": "Upper end of the Wilson interval of the pooled test counts.",
     "converged_frac": "Share of the cell's runs that converged (final training accuracy at least the threshold).",
     # stability

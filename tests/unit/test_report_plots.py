@@ -90,8 +90,8 @@ def _scope_seeds(values: dict[str, list[float]], own: str, band=(0.97, np.nan), 
 
 
 def test_the_specification_curve_sorts_every_universe_by_its_mean_with_an_interval_that_holds_it():
-    """Anderson's interval of a bounded mean: valid for seeds that all sit at the bound, where a t or a
-    bootstrap interval would shrink to a point, and always around the mean."""
+    """The mean's interval (``intervals.mean_ci``): seeds that all sit at the bound, 0/1 values, get
+    Clopper-Pearson's, where a t or a bootstrap interval would shrink to a point; it always holds the mean."""
     seeds = _scope_seeds({"lr=0.01": [1.0] * 6, "lr=0.001": [0.8, 0.9, 0.95, 0.85, 0.9, 1.0], "lr=0.003": [1.0] * 5 + [0.97]},
                          own="lr=0.01")  # fmt: skip
     specs = plots.specifications(seeds, 0.95)
