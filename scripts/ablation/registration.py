@@ -446,7 +446,7 @@ def markdown(regs: dict, found: list[dict], config_path: str = "config/config.ya
     moved = [ev for ev in claims if any(w.split(" ", 1)[0] in ("estimand", "test") for w in ev["words"])]
     since = "; ".join(f"{name}: `{reg['commit'][:7]}` ({reg['registered_at'][:10]})" for name, reg in regs.items())
     lines = ["# The reference's claims, as registered", "",
-             "Written by `python -m ablation.registration history` from git history: edit that function, not this file.", "",
+             "Written by `.venv/bin/python -m ablation.registration history` from git history: edit that function, not this file.", "",
              f"Each `{reference}/<study>/registration.json` holds the study's claims as `{config_path}` stated them at the "
              f"first commit whose `{reference}/<study>/` holds runs of today's reference: the claims its runs were first "
              f"judged with ({since}). A run on these runs names in its claims table each change since "
