@@ -370,14 +370,14 @@ def fallback_words(row: dict) -> str:
 def shows(r: Row, confidence: float, alpha: float, brief: bool = False) -> str:
     """A claim's row in words: the deciding cell and why it is shown, the effect with its interval, the
     seeds that meet it (with the interval of their share where the share decided it); why it is open, when
-    INCONCLUSIVE. ``brief``: the cell named alone, and a measured effect without its count of seeds (a
+    INCONCLUSIVE. ``brief``: the deciding cell and why, and a measured effect without its count of seeds (a
     finding's sentence), unless the share of seeds decided it: then the count and its interval follow."""
     m, claim = r.measured, r.claim
     share = share_interval(r.row, confidence)
     if m is None:
         text = stored_words(r, confidence)
     elif brief:
-        text = (f"in {m.cell}: " if m.cells > 1 else "") + effect(claim, m, confidence, share)
+        text = where_words(m.cell, m.cells, r.row.get("verdict", "")) + effect(claim, m, confidence, share)
         text += f"; {seed_words(claim, m, share)}" if share else ""
     else:
         text = (where_words(m.cell, m.cells, r.row.get("verdict", ""))
