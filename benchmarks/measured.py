@@ -124,6 +124,11 @@ _PILOT_SEARCH = (
      "--eval-lengths 1 40"),
     ("length_t5_paper_attention_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --set attn_scale='\"none\"' "
      "t5_bias_std=0.036 --levels pos_enc=t5 --eval-lengths 1 40"),
+    # the paper's data and rate, on T5's bias alone: 100 distinct tokens, and a third of the learning rate for twice the epochs
+    ("length_t5_vocab100_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --set 'task_settings={\"anchor\": true, "
+     "\"vocab\": 100}' --levels pos_enc=t5 --eval-lengths 1 40"),
+    ("length_t5_lr003_e40_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --set lr=0.003 epochs=40 warmup=4 "
+     "--levels pos_enc=t5 --eval-lengths 1 40"),
 )  # fmt: skip
 
 MEASURED: tuple[Measured, ...] = (
