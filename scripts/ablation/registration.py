@@ -469,6 +469,10 @@ def markdown(regs: dict, found: list[dict], config_path: str = "config/config.ya
             f"{_verdict(ev, 'after')} |" for ev in claims]  # fmt: skip
     design = [f"| {ev['study']} | {'; '.join(ev['words'])} | {_where(ev)} |" for ev in found if ev["claim"] is None]
     lines += ["## The claims' tests, changed after the reference's runs existed", "",
+              "Each change one step at a time, with the verdict the reference's claims table read just before and "
+              "after it, under the code of that commit. A claims table's `changed_after_runs` names the net change "
+              "from the registration to today's config, and `verdict_registered` is today's code judging the "
+              "registered claim; the two may differ from the verdicts here, where the code changed too.", "",
               "| study | claim | change | where | the reference's verdict before | after |", "| --- | --- | --- | --- | --- | --- |",
               *(rows or ["| | | none | | | |"]), "",
               "## The studies' seeds and adaptive rounds, changed after the reference's runs existed", "",
