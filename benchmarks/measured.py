@@ -132,6 +132,8 @@ _PILOT_SEARCH = (
     # a step toward the paper's scale, on T5's bias alone: twice the width, twice the depth
     ("length_t5_d64_depth6_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --set d_model=64 ff=256 depth=6 "
      "--levels pos_enc=t5 --eval-lengths 1 40"),
+    ("length_t5_d128_depth6_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --set d_model=128 heads=8 ff=512 depth=6 "
+     "--levels pos_enc=t5 --eval-lengths 1 40"),
 )  # fmt: skip
 
 MEASURED: tuple[Measured, ...] = (
