@@ -33,7 +33,7 @@ ALPHA = 0.05
 GRID = 300
 MARGIN = 0.02
 SIMS = 4000
-SEEDS = (5, 8, 10)
+SEEDS = (8, 10, 13)
 FACTORS = ["cell", "norm"]
 PROBE_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "probes" / "mean_test_power.py"
 _spec = importlib.util.spec_from_file_location("mean_test_power", PROBE_PATH)
@@ -143,7 +143,28 @@ def test_the_check_hands_bound_ties_and_two_modes_to_the_share_and_keeps_normal_
     assert failed[normal(0.011)[0]] < 0.25 and failed[skewed(+1)[0]] < 0.25
 
 
-@pytest.mark.parametrize("f, n", [(0.1, 8), (0.1, 10), (0.3, 5), (0.3, 10)])
+@pytest.mark.parametrize("k", [4.0, 1.0], ids=["skewness 1", "skewness 2"])
+def test_a_stronger_skew_costs_the_t_test_a_little_of_alpha_where_its_check_misses_it(k):
+    """Beyond skewness 0.5 the t-test errs more often in the skew's direction, and Shapiro-Wilk on 8 to
+    13 seeds catches only part of it: the limit docs/statistics.md names. Skewness 1 and 2 (a gamma of
+    shape 4 and 1), each sign, at every margin: the t-test's wrong verdicts among the studies it judged
+    stay below 1.5 alpha, and the check fails more often the stronger the skew (printed)."""
+    print()
+    for sign in (-1, +1):
+        name, sampler = skewed(sign, k=k)
+        worst, fallback = 0.0, []
+        for j, (kind, side) in enumerate(MARGINS):
+            c = build(kind)
+            for n in SEEDS:
+                d = sampler(np.random.default_rng([44, int(k), sign + 1, j, n]), side * MARGIN, (SIMS, n))
+                r = rates(c, d)
+                worst, fallback = max(worst, r["t_sup"], r["t_con"]), fallback + [r["fallback"]]
+        print(f"{name}: the t-test's worst wrong verdict {worst:.4f} (alpha {ALPHA}); check failed {min(fallback):.2f} "
+              f"to {max(fallback):.2f} of studies")  # fmt: skip
+        assert worst <= 1.5 * ALPHA, (name, worst)
+
+
+@pytest.mark.parametrize("f, n", [(0.1, 8), (0.1, 13), (0.2, 8), (0.3, 10)])
 def test_a_mode_too_rare_to_show_among_the_seeds_is_invisible_to_the_check(f, n):
     """The limit of any check on the seeds: a share f of the seeds 10 pp below the rest, the mean on a
     margin; in the studies where no seed shows that mode (a share (1 - f)^n of them) the seeds look

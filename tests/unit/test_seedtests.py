@@ -141,13 +141,13 @@ def test_the_t_test_of_a_band_is_statsmodels_tost_and_of_a_bound_its_one_sided_t
 
 @pytest.mark.parametrize("x, code, words", [
     (NORMAL, seedtests.HOLDS, "normality checked on the 9 seeds: holds"),
-    (NORMAL[:4], seedtests.TOO_FEW, "normality checked on the 4 seeds: fails: 4 seeds are too few to check it (it needs 5)"),
+    (NORMAL[:7], seedtests.TOO_FEW, "normality checked on the 7 seeds: fails: 7 seeds are too few to check it (it needs 8)"),
     (np.r_[NORMAL[:6], 1.0, -1.0], seedtests.ON_BOUND,
      "normality checked on the 8 seeds: fails: 1 of 8 seeds on the range's bound (1) and 1 of 8 seeds on the range's bound (-1)"),
-    (np.r_[np.zeros(7), -1 / 300], seedtests.PILED, "normality checked on the 8 seeds: fails: 7 of 8 seeds tie (difference 0)"),
-    (np.r_[np.full(4, 0.01), NORMAL[:4]], seedtests.PILED,
-     "normality checked on the 8 seeds: fails: 4 of 8 seeds share one value (0.01)"),
-    (P4, seedtests.SKEWED, "normality checked on the 8 seeds: fails: Shapiro-Wilk rejects normality (p = 0.017 < 0.1)"),
+    (np.zeros(8), seedtests.PILED, "normality checked on the 8 seeds: fails: all 8 seeds tie (difference 0)"),
+    (np.full(8, 0.01), seedtests.PILED, "normality checked on the 8 seeds: fails: all 8 seeds share one value (0.01)"),
+    (P4, seedtests.SKEWED,
+     "normality checked on the 8 seeds: fails: Shapiro-Wilk rejects normality (p = 0.032 < 0.2, ties spread over their grid cell)"),
 ])  # fmt: skip
 def test_the_check_names_the_first_rule_the_seeds_fail(x, code, words):
     assert int(seedtests.normality(x, x, (-1.0, 1.0), STEP)) == code
@@ -177,17 +177,19 @@ def test_the_mean_takes_the_t_test_where_the_check_holds_the_share_test_where_it
 
 
 def test_an_adaptive_t_test_pays_bonferroni_over_every_look_its_design_can_take():
-    """7 seeds, then 2 a round to 13: K = 4 looks. On 9 seeds (rounds ending at 7 and 9) the p is 4 x
-    the smaller of the two looks' p, each where the check held."""
+    """8 seeds, then 2 a round to 14: K = 4 looks. On 10 seeds (rounds ending at 8 and 10) the p is 4 x
+    the smaller of the two looks' p, each where the check held; a look too few to check gives none."""
+    seeds = np.r_[NORMAL, 0.0033]
+    looks = seedtests.Looks.schedule(8, 2, 14, 10)
+    assert looks == seedtests.Looks((0,) * 8 + (1, 1), 4) and looks.ends == [8, 10]
+    assert seedtests.looks_count(7, 2, 13) == 4 and seedtests.looks_count(10, 5, 10) == 1 and seedtests.looks_count(8, 1, 9) == 2
+    p_sup, _, check = seedtests.mean_t_p(seeds, seeds, NOT_WORSE.band, (-1.0, 1.0), STEP, looks)
+    at = [sps.ttest_1samp(seeds[:n], -0.02, alternative="greater").pvalue for n in (8, 10)]
+    assert int(check) == seedtests.HOLDS and float(p_sup) == pytest.approx(min(1.0, 4 * min(at)), rel=1e-12)
+    # rounds ending at 7 and 9: the first look is too few to check and gives no p, the second does
     looks = seedtests.Looks.schedule(7, 2, 13, 9)
     assert looks == seedtests.Looks((0,) * 7 + (1, 1), 4) and looks.ends == [7, 9]
-    assert seedtests.looks_count(7, 2, 13) == 4 and seedtests.looks_count(10, 5, 10) == 1 and seedtests.looks_count(8, 1, 9) == 2
+    assert int(seedtests.normality(NORMAL[:7], NORMAL[:7], (-1.0, 1.0), STEP)) == seedtests.TOO_FEW
     p_sup, _, check = seedtests.mean_t_p(NORMAL, NORMAL, NOT_WORSE.band, (-1.0, 1.0), STEP, looks)
-    at = [sps.ttest_1samp(NORMAL[:n], -0.02, alternative="greater").pvalue for n in (7, 9)]
-    assert int(check) == seedtests.HOLDS and float(p_sup) == pytest.approx(min(1.0, 4 * min(at)), rel=1e-12)
-    # a look whose seeds fail the check gives no p: 4 of the first 7 seeds tie, 4 of all 9 do not pile
-    piled = np.r_[np.zeros(4), NORMAL[4:]]
-    assert int(seedtests.normality(piled[:7], piled[:7], (-1.0, 1.0), STEP)) == seedtests.PILED
-    p_sup, _, check = seedtests.mean_t_p(piled, piled, NOT_WORSE.band, (-1.0, 1.0), STEP, looks)
     assert int(check) == seedtests.HOLDS
-    assert float(p_sup) == pytest.approx(min(1.0, 4 * sps.ttest_1samp(piled, -0.02, alternative="greater").pvalue), rel=1e-12)
+    assert float(p_sup) == pytest.approx(min(1.0, 4 * sps.ttest_1samp(NORMAL, -0.02, alternative="greater").pvalue), rel=1e-12)

@@ -1,6 +1,6 @@
 """The t-test's assumption check (seedtests.normality and its words) at its edges: batches of cells
 checked at once, the fewest seeds it checks, a seed within a hair of the range's bound, ties on the
-grid, and Shapiro-Wilk at three seeds."""
+grid spread back over their grid cell, seeds all on one value, and Shapiro-Wilk at three seeds."""
 
 import numpy as np
 import pytest
@@ -11,7 +11,7 @@ from ablation import sequential
 STEP = 1 / 300
 NORMALISH = np.array([-0.012, -0.006, -0.003, 0.0, 0.003, 0.007, 0.010, 0.016])  # holds: no tie, no bound
 SKEW = np.array([0.0, 0.0033, 0.0067, 0.01, 0.0133, 0.0167, 0.02, 0.30])  # one seed strays far out
-PILE = np.array([0.0, 0.0, 0.0, 0.0, 0.01, -0.01, 0.02, 0.0033])  # half the seeds share 0
+PILE = np.zeros(8)  # every seed ties: no spread for the t-test to read
 
 
 def test_a_batch_of_cells_is_checked_cell_by_cell_in_its_own_shape():
@@ -65,27 +65,33 @@ def test_a_diverged_seed_is_unknown_and_named_in_words():
     assert T.normality_words(lo, hi, (-1.0, 1.0), STEP, paired=True).endswith("fails: 1 of 8 seeds have a diverged run (value unknown)")
 
 
-def test_ties_are_seeds_within_half_a_grid_step_and_a_paired_tie_at_zero_is_said_as_one():
-    near = np.array([0.0, STEP * 0.49, 0.0, -STEP * 0.49 + 0.0, 0.01, 0.02, -0.01, 0.013])
-    k, value = T._largest_tie(np.stack([near, near[::-1]]), STEP)
-    assert k.tolist() == [4, 4]
-    apart = np.array([0.0, STEP * 0.51, STEP * 1.02, 0.01, 0.02, -0.01, 0.013, 0.017])
-    assert int(T._largest_tie(apart, STEP)[0]) == 1
-    assert T.normality_words(PILE, PILE, (-1.0, 1.0), STEP, paired=True).endswith("fails: 4 of 8 seeds tie (difference 0)")
-    # piled on a value under half a step from 0: a tie; just over it: a shared value, not a tie
-    near_zero, off_zero = PILE + 0.45 * STEP, PILE + 0.55 * STEP
-    assert T.normality_words(near_zero, near_zero, (-1.0, 1.0), STEP, paired=True).endswith("4 of 8 seeds tie (difference 0)")
+def test_seeds_all_within_half_a_grid_step_pile_and_a_paired_pile_at_zero_is_said_as_a_tie():
+    near = np.array([0.0, STEP * 0.2, 0.0, -STEP * 0.2, 0.0, STEP * 0.1, 0.0, 0.0])
+    assert int(T.normality(near, near, (-1.0, 1.0), STEP)) == T.PILED
+    assert T.normality_words(near, near, (-1.0, 1.0), STEP, paired=True).endswith("fails: all 8 seeds tie (difference 0)")
+    apart = np.r_[np.zeros(7), STEP * 0.51]  # one seed over half a step away: a spread, not a pile
+    assert int(T.normality(apart, apart, (-1.0, 1.0), STEP)) != T.PILED
+    off_zero = PILE + 0.55 * STEP  # piled on a value over half a step from 0: a shared value, not a tie
     words = T.normality_words(off_zero, off_zero, (-1.0, 1.0), STEP, paired=True)
-    assert "4 of 8 seeds share one value" in words, words
+    assert words.endswith(f"all 8 seeds share one value ({0.55 * STEP:.4g})"), words
     assert "share one value" in T.normality_words(PILE, PILE, (-1.0, 1.0), STEP, paired=False)  # not a difference
 
 
-def test_the_largest_tie_reports_the_value_of_the_longest_run_not_the_first():
-    seeds = np.array([0.1, 0.2, 0.2, 0.2, 0.3, 0.3, 0.4, 0.5])
-    k, value = T._largest_tie(np.stack([seeds, seeds + 1]), STEP)
-    assert k.tolist() == [3, 3] and np.allclose(value, [0.2, 1.2])
-    k, value = T._largest_tie(np.array([0.1, 0.1, 0.2, 0.2, 0.3]), STEP)
-    assert int(k) == 2 and float(value) == pytest.approx(0.1)  # a later run as long does not replace it
+def test_ties_on_the_grid_spread_evenly_over_their_grid_cell_in_any_order():
+    seeds = np.array([5, 0, 1, 0, 2, 1, 0, 5]) / 300
+    spread = T.spread_on_grid(seeds, STEP) * 300
+    np.testing.assert_allclose(spread, [-1 / 3, 0, 1 / 3, 0.75, 1.25, 2, 4.75, 5.25], atol=1e-9)
+    batch = np.stack([seeds, seeds[::-1], np.arange(8) / 300])
+    np.testing.assert_allclose(T.spread_on_grid(batch, STEP)[:2], [spread / 300] * 2, atol=1e-12)
+    np.testing.assert_allclose(T.spread_on_grid(batch, STEP)[2], np.arange(8) / 300)  # no ties: as they are
+    np.testing.assert_allclose(T.spread_on_grid(seeds, 0.0), np.sort(seeds))  # no grid: as they are
+    assert float(np.mean(T.spread_on_grid(seeds, STEP))) == pytest.approx(float(np.mean(seeds)), abs=1e-15)
+
+
+def test_seeds_on_the_grid_that_shapiro_wilk_rejects_only_for_their_ties_pass_once_spread():
+    grid = np.array([-7, -6, -5, -4, -4, -4, -3, -3, -3, -3, -3, -3, -2]) / 300  # a reference cell of C4-seq-len
+    assert T._shapiro_p(grid) < T.SHAPIRO_LEVEL  # rounding alone makes Shapiro-Wilk reject
+    assert int(T.normality(grid, grid, (-1.0, 1.0), STEP)) == T.HOLDS
 
 
 def test_shapiro_wilk_runs_from_three_seeds_and_reads_equal_seeds_as_no_evidence():
@@ -98,12 +104,9 @@ def test_shapiro_wilk_runs_from_three_seeds_and_reads_equal_seeds_as_no_evidence
     assert words.startswith("normality checked on the 8 seeds: fails: Shapiro-Wilk rejects normality (p = ")
 
 
-def test_a_gap_of_exactly_half_a_grid_step_is_no_tie():
-    seeds = np.array([0.0, STEP / 2, 0.0 + STEP, 0.013, 0.02, -0.01, 0.017, 0.023])
-    assert int(T._largest_tie(seeds, STEP)[0]) == 1  # 0 and STEP / 2 differ by half a step: apart
-    piled = np.r_[np.full(4, STEP / 2), 0.013, 0.02, -0.01, 0.017]  # half the seeds on a value half a step from 0
-    words = T.normality_words(piled, piled, (-1.0, 1.0), STEP, paired=True)
-    assert words.endswith(f"4 of 8 seeds share one value ({STEP / 2:.4g})"), words
+def test_a_spread_of_exactly_half_a_grid_step_is_no_pile():
+    seeds = np.r_[np.zeros(7), STEP / 2]
+    assert int(T.normality(seeds, seeds, (-1.0, 1.0), STEP)) != T.PILED
 
 
 @pytest.mark.parametrize("bound", [-1.0, 1.0])
