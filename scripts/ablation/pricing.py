@@ -256,6 +256,7 @@ def truths(claim: Claim, measured: Measured, n_cells: int, design: bool = False)
     shape = (n_cells, len(parts))
     sup, con, noise, ties = (np.zeros(shape) for _ in range(4))
     sup_seen, con_seen = np.zeros(shape, bool), np.zeros(shape, bool)
+    holds, fails = np.zeros(shape, bool), np.zeros(shape, bool)
     clarity = np.full(shape, -np.inf)
     deviations = [[None] * len(parts) for _ in range(n_cells)]
     for c in range(n_cells):
@@ -265,6 +266,8 @@ def truths(claim: Claim, measured: Measured, n_cells: int, design: bool = False)
             deviations[c][j] = stats.get("deviations")
             if claim.estimand == "mean":
                 sup[c, j], con[c, j], noise[c, j], sup_seen[c, j], con_seen[c, j] = _mean_truths(claim, part, stats, design)
+                if stats:  # where the runs lie, whatever the truths priced: inside the band, or beyond its boundary
+                    _, _, _, holds[c, j], fails[c, j] = _mean_truths(claim, part, stats)
                 b0, b1 = part.condition.band
                 beyond = max(b0 - con[c, j], con[c, j] - b1) / noise[c, j]  # in sds: how clearly the runs show it
                 clarity[c, j] = beyond if con_seen[c, j] else -1 / noise[c, j]  # else: the noisiest cell
@@ -275,12 +278,30 @@ def truths(claim: Claim, measured: Measured, n_cells: int, design: bool = False)
     against = sup.copy()
     against[where] = con[where]
     resampled = claim.estimand == "mean" and any(d is not None for row in deviations for d in row)
+    sup_noise, sup_deviations = _noise_where_it_holds(deviations, noise, holds, fails) if resampled else (noise, deviations)
     deviations = tuple(tuple(row) for row in deviations) if resampled else ()
-    return {"SUPPORTED": Truth("SUPPORTED", sup, noise, ties, _words(claim, sup, noise, sup_seen, resampled=resampled),
-                               deviations),
+    sup_deviations = tuple(tuple(row) for row in sup_deviations) if resampled else ()
+    return {"SUPPORTED": Truth("SUPPORTED", sup, sup_noise, ties, _words(claim, sup, sup_noise, sup_seen, resampled=resampled),
+                               sup_deviations),
             "CONTRADICTED": Truth("CONTRADICTED", against, noise, ties,
                                   _words(claim, con[where][None, None], noise[where][None, None], con_seen[where][None, None],
                                          " in one cell" if n_cells > 1 else "", resampled=resampled), deviations)}  # fmt: skip
+
+
+def _noise_where_it_holds(deviations: list, noise: np.ndarray, inside: np.ndarray, beyond: np.ndarray) -> tuple:
+    """SUPPORTED's noise and deviations per cell and part: a cell whose runs lie beyond the boundary
+    (``beyond``) shows the spread of seeds where the claim fails, so SUPPORTED's draws there take the
+    pooled deviations of the same part's cells whose runs lie inside it (``inside``), where any have
+    them; every other cell keeps its own."""
+    noise, out = noise.copy(), [list(row) for row in deviations]
+    for j in range(noise.shape[1]):
+        pool = [deviations[c][j] for c in range(noise.shape[0]) if inside[c, j] and deviations[c][j] is not None]
+        if not pool:
+            continue
+        pooled = np.concatenate(pool)
+        for c in np.flatnonzero(beyond[:, j]):
+            out[c][j], noise[c, j] = pooled, max(float(pooled.std(ddof=1)), NOISE_FLOOR)
+    return noise, out
 
 
 def _words(claim: Claim, effect: np.ndarray, noise: np.ndarray, seen: np.ndarray, where: str = "",

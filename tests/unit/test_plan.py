@@ -180,6 +180,34 @@ def test_a_cell_s_stray_seed_is_drawn_as_often_as_its_runs_show_it_not_spread_ov
     assert "its seeds' own deviations resampled" in sims["SUPPORTED"].truth.words
 
 
+def test_supported_in_a_cell_where_the_claim_fails_is_priced_with_the_spread_of_the_cells_where_it_holds(tmp_path):
+    """An equivalent claim over two cells: in heads=1 the seeds tie within a step of 0; in heads=4 they lie
+    7 pp below with one seed 3 pp apart (P4's bidirectional length-32 cell looks so). SUPPORTED at a clear
+    answer draws heads=4's seeds from heads=1's spread, not from the stray of seeds where the claim
+    fails; CONTRADICTED keeps each cell's own."""
+    equivalent = {"id": "eq", "statement": "about as good", "kind": "equivalent", "factor": "norm",
+                  "levels": ["post", "pre"], "margin": 0.02, "estimand": "mean"}  # fmt: skip
+    cfg = C.validate(one_study([equivalent], range(10), {"norm": ["post", "pre"], "heads": [1, 4]}))
+    differences = {1: np.array([0, 0, 1, 0, -1, 0, 0, 1, 0, 0]) / 300,
+                   4: np.array([-21, -21, -20, -22, -21, -21, -12, -20, -22, -21]) / 300}  # fmt: skip
+    store = tmp_path / "runs"
+    for run in cfg.studies["s"].runs():
+        value = 0.9 + (differences[run.factors["heads"]][run.settings.seed] if run.factors["norm"] == "pre" else 0.0)
+        (store / run.hash).mkdir(parents=True, exist_ok=True)
+        pd.DataFrame([{"test_acc": value, "test_total": 300, "status": "ok", "final_train_acc": 1.0,
+                       "train_seconds": 1.0}]).to_csv(store / run.hash / "metrics.csv", index=False)  # fmt: skip
+    study, c = cfg.studies["s"], cfg.studies["s"].claims[0]
+    sources = P.pricing.study_runs(study, None, store, tmp_path / "none")
+    clear, measured = P.pricing.simulations(study, c, 2, 0.05, None, sources, design=True)
+    inside, beyond = (measured.cells[i][0].lo - measured.cells[i][0].lo.mean() for i in (0, 1))
+    sup, con = clear["SUPPORTED"].truth, clear["CONTRADICTED"].truth
+    np.testing.assert_allclose(np.sort(sup.deviations[1][0]), np.sort(inside))
+    np.testing.assert_allclose(np.sort(con.deviations[1][0]), np.sort(beyond))
+    assert sup.noise[1, 0] == pytest.approx(max(inside.std(ddof=1), P.pricing.NOISE_FLOOR))
+    drawn = clear["SUPPORTED"]._further(1, 0, 50)
+    assert float((np.abs(drawn) > 0.02).mean()) == 0.0  # no draw past the margin at the band's centre
+
+
 def test_a_verdict_reachable_only_at_a_later_holm_step_is_named_with_its_step(capsys, tmp_path):
     """Six seeds, every one meeting the claim (the truth of a clear answer): the sign test's p is
     2**-6 = 0.0156, above alpha / 6 and alpha / 4, at most alpha / 3: with six claims in the family,
@@ -324,7 +352,9 @@ def test_the_default_config_passes_its_own_plan(capsys):
     for r in table[table["test"] != "exact"].itertuples():
         assert r.claim in out.split("How each verdict is priced")[1] and f"({r.runs})" in out
     costs = P.cost(cfg, None, store=REPO / "no-store-here").set_index("study")
-    for name in ("factorial", "position", "depth"):
+    adaptive = [name for name in cfg.studies if design.adaptive_block(cfg.raw["studies"][name]) is not None]
+    assert adaptive == ["depth"]
+    for name in adaptive:
         study, block = cfg.studies[name], design.adaptive_block(cfg.raw["studies"][name])
         extra = A.round_runs(study, block["max_seeds"])
         first = len(study.runs()) + len(design.scope_runs(study, study.seeds))
