@@ -324,6 +324,11 @@ def _validate(raw: dict) -> Config:
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
         claims = check_claims(body["claims"], factors, setting_names, name, (settings.defaults() | fixed, eval_lengths))
+        for i, claim in enumerate(claims):
+            unvaried = [col for col in claim.where if col != "seed" and col not in factors]
+            if unvaried:  # the runs' results have a column per factor, none for a setting every run shares
+                raise ConfigError(f"{location(('studies', name, 'claims', i), raw)}'where' names {unvaried[0]!r}, which "
+                                  "the study does not vary (a where picks a factor's levels or seeds)")
         plugins.check_exact(name, claims, fixed, factors)
         _check_published(name, body.get("published"), factors, settings.defaults() | fixed, eval_lengths)
         studies[name] = Study(name, body["description"], fixed, factors, seeds, claims, eval_lengths)

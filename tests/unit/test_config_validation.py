@@ -248,6 +248,8 @@ CASES = [
      ["study 's1'", "claim 'c'", "where.seed[0]: got a list [0], expected a string or a number"]),
     ("claim-where-unknown-column", claim(kind="at_least", threshold=0.5, where={"colour": "red"}),
      ["study 's1'", "claim 'c'", "'where' names column 'colour', which does not exist"]),
+    ("claim-where-fixed-setting", claim(kind="at_least", threshold=0.5, where={"heads": 4}),
+     ["study 's1'", "claim 'c'", "'where' names 'heads', which the study does not vary (a where picks a factor's levels or seeds)"]),
     ("claim-where-not-a-level", claim(kind="at_least", threshold=0.5, where={"norm": ["post", "mid"]}),
      ["study 's1'", "claim 'c'", "'where' norm='mid' is not a level of that factor (['post', 'pre'])"]),
     ("claim-where-fixes-factor", claim(kind="better", factor="norm", levels=["post", "pre"], where={"norm": "pre"}),
