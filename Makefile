@@ -110,9 +110,10 @@ register: venv
 	$(BIN)/python -m ablation.registration register $(CONFIG) $(STUDIES_FLAG)
 
 ## Write reference/ (committed) from a results folder: per study the trimmed summary, the claims and
-## the machine and software of the runs. RESULTS defaults to CONFIG's results folder.
+## the machine and software of the runs. RESULTS defaults to CONFIG's results folder; STUDY (a comma
+## list) writes those studies alone and leaves the others' reference as it is.
 reference: venv
-	$(BIN)/python -m ablation.compare reference $(RESULTS) --config $(CONFIG) --out reference
+	$(BIN)/python -m ablation.compare reference $(RESULTS) --config $(CONFIG) --out reference $(STUDIES_FLAG)
 
 ## The benchmark harness: writes benchmarks/results.md and results.json.
 bench: venv

@@ -344,6 +344,7 @@ def main(argv=None) -> int:
     r = sub.add_parser("reference", help="write the trimmed reference copy of a results folder")
     r.add_argument("results", type=Path, nargs="?", help="default: the config's results folder")
     r.add_argument("--out", type=Path, default=Path("reference"))
+    r.add_argument("--studies", help="a comma list: write these studies alone (default: every study of the results)")
     v = sub.add_parser("verified", help="print make verify's result line; exit 1 unless every run is identical")
     v.add_argument("verify_csv", type=Path, nargs="?", help="default: verify.csv of the config's results folder")
     for p in (d, r, v):
@@ -355,7 +356,8 @@ def main(argv=None) -> int:
             print(line)
             return 0 if ok else 1
         if args.command == "reference":
-            for path in write_reference(args.results or results_dir(args.config), args.out):
+            studies = args.studies.split(",") if args.studies else None
+            for path in write_reference(args.results or results_dir(args.config), args.out, studies):
                 print(f"wrote {path}")
             return 0
         if len(args.paths) > 2:

@@ -37,6 +37,19 @@ def test_a_folder_against_its_own_reference_is_identical(tmp_path):
     assert r["largest_test_acc_diff"]["difference"] == 0
 
 
+def test_make_reference_with_study_rewrites_those_studies_and_leaves_the_others_as_they_are(tmp_path):
+    results = _study(_study(tmp_path / "results", "a"), "b", acc=(0.25, 0.5, 0.75))
+    reference = tmp_path / "reference"
+    (reference / "c").mkdir(parents=True)
+    (reference / "c" / "summary.csv").write_text("kept\n")
+    out = subprocess.run([sys.executable, "-m", "ablation.compare", "reference", str(results), "--out", str(reference),
+                          "--studies", "b"], capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert sorted(p.name for p in reference.iterdir()) == ["b", "c"]
+    assert pd.read_csv(reference / "b" / "summary.csv")["test_acc"].tolist() == [0.25, 0.5, 0.75]
+    assert (reference / "c" / "summary.csv").read_text() == "kept\n"
+
+
 def test_the_reference_keeps_evaluations_and_the_scope_runs_and_compare_checks_the_scope_runs(tmp_path):
     results = _study(tmp_path / "results")
     pd.DataFrame({"run_id": ["x~0/seed~0"], "length": [9], "metric": ["exact_match"], "value": [0.5]}).to_csv(
