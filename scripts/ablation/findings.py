@@ -398,8 +398,15 @@ def kept_runs(reference: Path, name: str) -> int:
     return len(kept_summary(reference, name))
 
 
+SCOPE_WORDS = {"ROBUST": "the same verdict in every universe of its scope",
+               "LIMITED": "the opposite verdict in some universe of its scope",
+               "UNSETTLED": "its scope not yet settled"}
+"""A scope in words beside its verdict: 'CONTRADICTED, scope ROBUST' reads as 'the claim is robust'."""
+
+
 def verdict_text(row: dict) -> str:
-    return f"**{row.get('verdict', '')}**" + (f", scope {row['scope']}" if row.get("scope") else "")
+    scope = row.get("scope")
+    return f"**{row.get('verdict', '')}**" + (f" ({SCOPE_WORDS.get(scope, 'scope')}: {scope})" if scope else "")
 
 
 def claims_table(reference: Path, cfg=None, rows: list[Row] | None = None) -> str:

@@ -61,7 +61,7 @@ def test_the_claims_table_has_a_row_per_claim_but_the_checks_with_its_verdict_an
     assert len(rows) == len(CLAIMS) - len(exact) > 0
     for c in CLAIMS[CLAIMS["estimand"] != "exact"].to_dict("records"):
         [row] = [r for r in rows if f"`{c['id']}`" in r]
-        scope = f", scope {c['scope']}" if c.get("scope") else ""
+        scope = f" ({findings.SCOPE_WORDS[c['scope']]}: {c['scope']})" if c.get("scope") else ""
         assert f"| **{c['verdict']}**{scope} |" in row, row
     checks = readme.block(README, "headline")
     for c in exact.to_dict("records"):
