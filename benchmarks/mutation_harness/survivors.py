@@ -158,12 +158,6 @@ EQUIVALENT: dict[str, str] = {
        "needs no initial value") for n in (74, 76)},
     **{f"ablation.seedtests.x_share_p_sequential__mutmut_{n}": ("the skipped seeds' round only has to follow every counted "
        "seed's round, and max(r, 1) + 1 or max(r) + 2 does as max(r) + 1 does") for n in (77, 78)},
-    **{f"ablation.seedtests.x__largest_tie__mutmut_{n}": reason for n, reason in (
-        (5, "np.sort's default axis is -1, the last"), (12, "np.diff's default axis is -1, the last"),
-        (31, "the value kept while no two seeds tie (best 1) is never read: normality reads the count, and "
-             "normality_words reads the value only for PILED, a tie of at least 3 seeds (half of 5 or more)"))},
-    **{f"ablation.seedtests.x__largest_tie__mutmut_{n}": ("the run lengths as floats count, compare and double as the "
-       "ints do, and every reader takes int() of the count") for n in (25, 27)},
     **{f"ablation.seedtests.x__shapiro_p__mutmut_{n}": "scipy's shapiro returns its p as a float64 already" for n in (16, 18)},
     **{f"ablation.seedtests.x__shapiro_p__mutmut_{n}": ("scipy's shapiro gives p = 1.0 for seeds of range zero and a finite p "
        "for any other finite seeds, and seed units are finite (a diverged run's are its interval's ends): the where "
