@@ -209,16 +209,17 @@ def _margin(claim: Claim, part: Part) -> float:
 def _mean_truths(claim: Claim, part: Part, stats: dict, design: bool = False) -> tuple[float, float, float, bool, bool]:
     """(SUPPORTED's effect, CONTRADICTED's effect, noise, measured SUPPORTED, measured CONTRADICTED) of
     one cell and part under the mean estimand; ``design``: the effects a clear answer has (the band's
-    centre, or a margin inside a one-sided boundary; as far beyond it), with the runs' noise."""
+    centre, or a margin inside a one-sided boundary; as far beyond it), or the runs' effect where it is
+    clearer still (further from the boundary on the verdict's side), with the runs' noise."""
     b0, b1 = part.condition.band
     if b1 != b0:  # a band: its centre, or a half-width beyond its edge (twice the margin from the centre)
         half = (b1 - b0) / 2
-        sup, con = b0 + half, b1 + half
+        sup, con, clear = b0 + half, b1 + half, half
         inside = lambda m: b0 < m < b1  # noqa: E731
         beyond = lambda m: m < b0 or m > b1  # noqa: E731
     else:  # one side: a margin inside the boundary, or as far beyond it
         d = _margin(claim, part)
-        sup, con = b0 + d, b0 - d
+        sup, con, clear = b0 + d, b0 - d, d
         inside = lambda m: m > b0  # noqa: E731
         beyond = lambda m: m < b0  # noqa: E731
     lo, hi = verdicts.bounds(claim, part)
@@ -227,8 +228,10 @@ def _mean_truths(claim: Claim, part: Part, stats: dict, design: bool = False) ->
         r0, r1 = seed_units.metric_range(claim.metric)
         return sup, con, DEFAULT_NOISE * (r1 - r0), False, False
     m = stats["mean"]
-    if design:
-        return sup, con, max(stats["sd"], NOISE_FLOOR), False, False
+    if design:  # a clear answer, or the runs' own where they show one clearer still
+        sup_runs = inside(m) and b1 == b0 and m - b0 > clear
+        con_runs = beyond(m) and max(b0 - m, m - b1) > clear
+        return (m if sup_runs else sup, m if con_runs else con, max(stats["sd"], NOISE_FLOOR), sup_runs, con_runs)
     return (m if inside(m) else sup, m if beyond(m) else con, max(stats["sd"], NOISE_FLOOR),
             inside(m), beyond(m))  # fmt: skip
 

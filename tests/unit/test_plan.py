@@ -184,7 +184,7 @@ def test_supported_in_a_cell_where_the_claim_fails_is_priced_with_the_spread_of_
     """An equivalent claim over two cells: in heads=1 the seeds tie within a step of 0; in heads=4 they lie
     7 pp below with one seed 3 pp apart (P4's bidirectional length-32 cell looks so). SUPPORTED at a clear
     answer draws heads=4's seeds from heads=1's spread, not from the stray of seeds where the claim
-    fails; CONTRADICTED keeps each cell's own."""
+    fails; CONTRADICTED keeps each cell's own, at the runs' effect, 7 pp out: clearer than twice the margin."""
     equivalent = {"id": "eq", "statement": "about as good", "kind": "equivalent", "factor": "norm",
                   "levels": ["post", "pre"], "margin": 0.02, "estimand": "mean"}  # fmt: skip
     cfg = C.validate(one_study([equivalent], range(10), {"norm": ["post", "pre"], "heads": [1, 4]}))
@@ -206,6 +206,11 @@ def test_supported_in_a_cell_where_the_claim_fails_is_priced_with_the_spread_of_
     assert sup.noise[1, 0] == pytest.approx(max(inside.std(ddof=1), P.pricing.NOISE_FLOOR))
     drawn = clear["SUPPORTED"]._further(1, 0, 50)
     assert float((np.abs(drawn) > 0.02).mean()) == 0.0  # no draw past the margin at the band's centre
+    # CONTRADICTED at a clear answer is twice the margin out, or the runs' effect where it lies further out
+    assert con.effect[1, 0] == pytest.approx(measured.cells[1][0].lo.mean()) and con.effect[0, 0] == 0.0
+    assert "(measured)" in con.words
+    twice = P.pricing.simulations(study, c, 2, 0.05, None, [], design=True)[0]["CONTRADICTED"].truth
+    assert float(np.max(twice.effect)) == pytest.approx(0.04)  # no runs: twice the margin from the centre
 
 
 def test_a_verdict_reachable_only_at_a_later_holm_step_is_named_with_its_step(capsys, tmp_path):
