@@ -251,11 +251,23 @@ def _design(own: dict, reg: dict) -> tuple[list, dict | None]:
     return own.get("seeds", reg["seeds"]), None
 
 
+def _selects(claim: dict, summary) -> bool:
+    """Whether a claim's ``where`` selects any run of ``summary`` (a column it names but the runs lack: yes)."""
+    for col, value in (claim.get("where") or {}).items():
+        values = {str(v) for v in (value if isinstance(value, list) else [value])}
+        if col in summary and not summary[col].astype(str).isin(values).any():
+            return False
+    return True
+
+
 def _registered_runs(runs, reg: dict | None, own: dict):
     """A study's runs with its registered claims and design; a fixed registered design reads its registered seeds."""
     if reg is None:
         return runs
-    claims = tuple(check_claims([e["claim"] for e in reg["claims"]], own["factors"], list(runs.summary.columns)))
+    # an exact claim whose cells today's design no longer trains (a factor level dropped) has nothing to
+    # check and no family to weigh in: it is left out; any other claim is judged, or says why it cannot be
+    entries = [e["claim"] for e in reg["claims"] if not (e["claim"].get("exact") and not _selects(e["claim"], runs.summary))]
+    claims = tuple(check_claims(entries, own["factors"], list(runs.summary.columns)))
     design = {"seeds": reg["seeds"]} | reg["adaptive"] if reg.get("adaptive") else None
 
     def keep(df):

@@ -165,6 +165,23 @@ def test_the_registered_claim_is_judged_in_its_family_as_registered(tmp_path):
     assert (row["verdict"], row["verdict_registered"]) == ("SUPPORTED", "INCONCLUSIVE")
 
 
+def test_a_registered_exact_claim_whose_arm_the_design_dropped_is_left_out_and_the_rest_is_judged(tmp_path):
+    """The design drops pos_enc=none, and the exact claim on it: the registered family still judges C2
+    (the exact claim has no family to weigh in, and no run to check), and its row reads the verdict."""
+    exact = CHANCE | {"id": "exact", "tolerance": 0.0034, "exact": True}
+    study_cfg = ablation_config.Study("s", "", {}, {"pos_enc": ["none", "sinusoidal"]}, list(range(8)), built(C2, exact))
+    path = tmp_path / "registration.json"
+    path.write_text(json.dumps(registration.register(study_cfg, commit="abc", runs=16)))
+    kept = summary(at_90).query("pos_enc == 'sinusoidal'").reset_index(drop=True)
+    current = [C2 | {"threshold": 0.6}]
+    runs = [StudyRuns("s", kept, ("pos_enc",), None, None, tuple(built(*current)))]
+    spec = {"stats": STATS, "studies": {"s": {"factors": ["pos_enc"], "claims": current, "seeds": list(range(8))}}}
+    out = registration.annotate(claims.evaluate_all(runs, STATS)[0], runs, spec, {"s": path}, claims.evaluate_all)
+    row = out.set_index("id").loc["C2"]
+    assert (row["verdict"], row["verdict_registered"]) == ("SUPPORTED", "CONTRADICTED")
+    assert "cannot be judged" not in row["sentence"]
+
+
 def test_a_fixed_registered_design_is_judged_on_its_registered_seeds(tmp_path):
     def acc(pos_enc, seed):  # seeds 5-7, added after the registration, miss the threshold
         return 0.5 if pos_enc == "none" else (0.99 if seed < 5 else 0.9)
