@@ -103,16 +103,24 @@ def reproduced(root: Path = REPO_DIR) -> tuple[dict, dict]:
     return studies, {"cores": data["machine"].get("cores", 1), "commit": data.get("commit", "?")}
 
 
-def agreement(cfg, reference: Path, root: Path = REPO_DIR) -> list[str]:
-    """Where reference/ and benchmarks/reproduce.md count a study's runs differently (both come from one
-    full run: `make reproduce`, then `make reference`)."""
+def out_of_step(cfg, reference: Path, root: Path = REPO_DIR) -> dict[str, tuple]:
+    """The studies whose runs reference/ and benchmarks/reproduce.md count differently: name -> (kept,
+    counted). Both come from one full run (`make reproduce`, then `make reference`); a study whose design
+    changed since, re-run and written alone (`make reference STUDY=...`), is out of step until the next."""
     studies, _ = reproduced(root)
-    out = []
+    out = {}
     for name in findings.study_order(reference, cfg):
         here, there = kept(reference, name), studies.get(name, (None,))[0]
         if here != there:
-            out.append(f"reference/{name} keeps {here} runs, {FULL}.md counts {there}: re-measure both from one full run")
+            out[name] = (here, there)
     return out
+
+
+def agreement(cfg, reference: Path, root: Path = REPO_DIR) -> list[str]:
+    """Where reference/ and benchmarks/reproduce.md count a study's runs differently, in words: the runs
+    table says each (``runs``), so that the README never shows a reproduction's time as the reference's."""
+    return [f"reference/{name} keeps {here} runs, {FULL}.md counts {there}: its time in the runs table is marked out "
+            "of date; re-measure both from one full run" for name, (here, there) in out_of_step(cfg, reference, root).items()]
 
 
 def _training(seconds: float, cores: int) -> str:
@@ -132,14 +140,18 @@ def runs(cfg, reference: Path = REPO_DIR / "reference", root: Path = REPO_DIR) -
     lines = [f"| study | design (its `description`) | seeds | runs planned | runs in `reference/` | training, `make "
              f"reproduce STUDY=<study>` (the runs {FULL}.md trained at {machine['commit']}) |", "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
     total_kept, total_seconds = 0, 0.0
+    stale = out_of_step(cfg, reference, root)
     for name, study in cfg.studies.items():
         block = design.adaptive_block(cfg.raw["studies"][name])
         seeds = _seeds_text(study, block) + _scope_text(study)
         here = kept(reference, name) if (Path(reference) / name / "summary.csv").is_file() else 0
         seconds = studies.get(name, (0, float("nan")))[1]
         total_kept, total_seconds = total_kept + here, total_seconds + seconds
+        timed = _training(seconds, cores)
+        if name in stale:  # the reproduction trained another design of this study than reference/ keeps
+            timed = f"out of date: {FULL}.md timed {stale[name][1]} runs of an earlier design ({timed})"
         lines.append(f"| `{name}` | {_cell(study.description)} | {_cell(seeds)} | {cost[name].replace('-', '–')} | "
-                     f"{here} | {_training(seconds, cores)} |")  # fmt: skip
+                     f"{here} | {timed} |")  # fmt: skip
     # A run two studies share is trained once: the total counts each distinct run (its hash) once.
     kept_all = pd.concat([findings.kept_summary(reference, name) for name in cfg.studies]).drop_duplicates("hash")
     once = kept_all["train_seconds"].sum() if "train_seconds" in kept_all else float("nan")
@@ -385,8 +397,8 @@ def block(text: str, name: str) -> str | None:
 
 def differences(readme: str, cfg, reference: Path, root: Path = REPO_DIR) -> list[str]:
     """The CHECKED blocks of ``readme`` that differ from what ``reference``, the plan and the measured
-    reproduction give, each with its first differing line; and where reference/ and the reproduction
-    count a study's runs differently."""
+    reproduction give, each with its first differing line (the runs block names each study whose runs
+    reference/ and the reproduction count differently)."""
     out = []
     rows = findings.claim_rows(reference, cfg)
     wanted = {"headline": findings.headline(reference, cfg, rows, pictures(rows, cfg, reference)),
@@ -402,7 +414,7 @@ def differences(readme: str, cfg, reference: Path, root: Path = REPO_DIR) -> lis
             start = max(0, at - 40)  # where the two lines part, with some context
             out.append(f"README.md's {name} block differs from its source in the line «{(h or w)[:40]}…»: "
                        f"README «…{h[start:at + 60]}…», generated «…{w[start:at + 60]}…» (run `make readme`)")  # fmt: skip
-    return out + agreement(cfg, reference, root)
+    return out  # a study whose runs reference/ and the reproduction count differently: the runs block says so
 
 
 def page_differences(root: Path = REPO_DIR) -> list[str]:
