@@ -355,7 +355,11 @@ def registered_words(row: dict) -> str:
     if not changed or changed.lower() == "nan":
         return ""
     registered = str(row.get("verdict_registered", "") or "").strip()
-    return f"; changed after its runs: {changed}" + (f"; the claim as registered reads {registered}" if registered else "")
+    if registered and registered.lower() != "nan":
+        return f"; changed after its runs: {changed}; the claim as registered reads {registered}"
+    # no registered verdict: the claims table's sentence says why (its registered family cannot be judged)
+    why = str(row.get("sentence", "")).partition("under the registered claim: ")[2].rstrip(".")
+    return f"; changed after its runs: {changed}" + (f"; under the registered claim: {why}" if why else "")
 
 
 def fallback_words(row: dict) -> str:
