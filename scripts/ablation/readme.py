@@ -149,7 +149,7 @@ def runs(cfg, reference: Path = REPO_DIR / "reference", root: Path = REPO_DIR) -
         total_kept, total_seconds = total_kept + here, total_seconds + seconds
         timed = _training(seconds, cores)
         if name in stale:  # the reproduction trained another design of this study than reference/ keeps
-            timed = f"out of date: {FULL}.md timed {stale[name][1]} runs of an earlier design ({timed})"
+            timed = f"out of date: {FULL}.md, measured at {machine['commit']}, timed {stale[name][1]} runs of an earlier design ({timed})"
         lines.append(f"| `{name}` | {_cell(study.description)} | {_cell(seeds)} | {cost[name].replace('-', '–')} | "
                      f"{here} | {timed} |")  # fmt: skip
     # A run two studies share is trained once: the total counts each distinct run (its hash) once.

@@ -48,7 +48,8 @@ def test_reference_and_the_full_reproduction_count_the_same_runs_or_the_runs_tab
     """Each study's runs in reference/ (its summary and its scope's) are the runs benchmarks/reproduce.md
     counts, and the runs table shows that number; a study re-run alone since (`make reference STUDY=`)
     shows its own count, and its reproduction time is marked out of date with the runs that time is of."""
-    counted, _ = readme.reproduced()
+    counted, machine = readme.reproduced()
+    commit = machine["commit"]
     stale = readme.out_of_step(CFG, REPO / "reference")
     assert len(readme.agreement(CFG, REPO / "reference")) == len(stale)
     table = readme.block(README, "runs")
@@ -57,7 +58,8 @@ def test_reference_and_the_full_reproduction_count_the_same_runs_or_the_runs_tab
         kept = readme.kept(REPO / "reference", name)
         assert row.split(" | ")[4] == str(kept), row
         if name in stale:
-            assert f"out of date: benchmarks/reproduce.md timed {counted[name][0]} runs of an earlier design" in row, row
+            assert f"out of date: benchmarks/reproduce.md, measured at {commit}, timed {counted[name][0]} runs of an earlier " \
+                   "design" in row, row
         else:
             assert counted[name][0] == kept and "out of date" not in row, row
 
@@ -68,7 +70,7 @@ def test_a_study_re_run_alone_marks_its_reproduction_time_out_of_date(root):
     data["studies"]["lesson"]["runs"] += 1
     (root / f"{readme.FULL}.json").write_text(json.dumps(data))
     [row] = [r for r in readme.runs(CFG, REPO / "reference", root).splitlines() if r.startswith("| `lesson` |")]
-    assert "out of date: benchmarks/reproduce.md timed" in row, row
+    assert "out of date: benchmarks/reproduce.md, measured at " in row, row
 
 
 def test_the_claims_table_has_a_row_per_claim_but_the_checks_with_its_verdict_and_scope():
