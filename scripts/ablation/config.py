@@ -324,11 +324,6 @@ def _validate(raw: dict) -> Config:
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
         claims = check_claims(body["claims"], factors, setting_names, name, (settings.defaults() | fixed, eval_lengths))
-        for i, claim in enumerate(claims):
-            unvaried = [col for col in claim.where if col != "seed" and col not in factors]
-            if unvaried:  # the runs' results have a column per factor, none for a setting every run shares
-                raise ConfigError(f"{location(('studies', name, 'claims', i), raw)}'where' names {unvaried[0]!r}, which "
-                                  "the study does not vary (a where picks a factor's levels or seeds)")
         plugins.check_exact(name, claims, fixed, factors)
         _check_published(name, body.get("published"), factors, settings.defaults() | fixed, eval_lengths)
         studies[name] = Study(name, body["description"], fixed, factors, seeds, claims, eval_lengths)
@@ -449,8 +444,7 @@ def check_claims(claims: list, factors, columns, study: str | None = None, conte
         where = location((*prefix, i), root)
         claim = _build_claim(raw, definitions)
 
-        def known(value, factor) -> bool:
-            return levels is None or any(same_value(value, level) for level in levels[factor])
+        known = lambda value, factor: levels is None or any(same_value(value, level) for level in levels[factor])  # noqa: E731
 
         if claim.id in ids:
             raise ConfigError(f"{where}duplicate id in this study's claims")
@@ -468,8 +462,9 @@ def check_claims(claims: list, factors, columns, study: str | None = None, conte
         for col, value in claim.where.items():
             if col not in columns:
                 raise ConfigError(f"{where}'where' names column {col!r}, which does not exist")
-            if col == factor:
-                raise ConfigError(f"{where}'where' fixes '{col}', the factor the claim compares")
+            if col == factor or (levels is not None and col not in levels and col != "seed"):  # results: a column per factor
+                raise ConfigError(f"{where}'where' " + (f"fixes '{col}', the factor the claim compares" if col == factor else
+                                  f"names {col!r}, which the study does not vary (a where picks a factor's levels or seeds)"))
             for v in value if isinstance(value, list) else [value]:
                 if col in factors and not known(v, col):
                     raise ConfigError(f"{where}'where' {col}={v!r} is not a level of that factor ({levels[col]})")

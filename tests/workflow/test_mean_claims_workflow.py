@@ -55,7 +55,7 @@ def test_two_settings_that_both_learn_the_task_are_equivalent_on_the_mean_within
     assert row["verdict"] == "SUPPORTED", row["sentence"]
     assert row["estimand"] == "mean" and row["n"] == 8
     # every seed ties: the t-test's assumption fails, and the row says which test decided instead
-    assert "normality checked on the 8 seeds: fails: 8 of 8 seeds tie (difference 0); share of seeds instead" in row[
+    assert "normality checked on the 8 seeds: fails: all 8 seeds tie (difference 0); share of seeds instead" in row[
         "evidence"]  # fmt: skip
 
 
