@@ -38,7 +38,11 @@ def test_first_screen_comes_first_and_holds_what_a_reviewer_asks(smoke):
     first = html[html.index('<section id="first-screen">'): html.index("</section>")]
     assert html.index('id="first-screen"') < html.index('id="claims"') < html.index('id="study-')
     n_claims = sum(len(s.claims) for s in cfg.studies.values())
-    assert f"Claims: <b>{n_claims}</b>" in first
+    checks = [c.id for s in cfg.studies.values() for c in s.claims if c.exact]
+    assert checks, "the smoke config's twin-certificate claims"
+    # the tally counts findings; the construction checks stand apart, each named
+    assert f"Findings: <b>{n_claims - len(checks)}</b> claims" in first
+    assert f"construction checks: <b>{len(checks)} of {len(checks)}</b> hold on every run ({', '.join(checks)};" in first
     n_runs = sum(len(list(s.runs())) for s in cfg.studies.values())
     assert f"Runs: <b>{n_runs}</b> of {n_runs}; failed: <b>0</b>" in first
     assert 'id="verdict-table"' in first and 'id="effects-table"' in first and "Reproduction:" in first
