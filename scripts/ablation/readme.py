@@ -155,9 +155,11 @@ def runs(cfg, reference: Path = REPO_DIR / "reference", root: Path = REPO_DIR) -
     # A run two studies share is trained once: the total counts each distinct run (its hash) once.
     kept_all = pd.concat([findings.kept_summary(reference, name) for name in cfg.studies]).drop_duplicates("hash")
     once = kept_all["train_seconds"].sum() if "train_seconds" in kept_all else float("nan")
+    timed = f"{_training(once, cores)} ({_training(total_seconds, cores)} counted in each study)"
+    if stale:  # the total adds times of designs reference/ no longer keeps
+        timed = f"out of date: {FULL}.md, measured at {machine['commit']}, timed another design of {len(stale)} studies ({timed})"
     lines.append(f"| all | a run two studies share counts once | | {cost['all'].replace('-', '–')} | {len(kept_all)} "
-                 f"({total_kept} counted in each study) | {_training(once, cores)} ({_training(total_seconds, cores)} "
-                 "counted in each study) |")  # fmt: skip
+                 f"({total_kept} counted in each study) | {timed} |")  # fmt: skip
     return "\n".join(lines)
 
 

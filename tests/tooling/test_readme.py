@@ -62,6 +62,8 @@ def test_reference_and_the_full_reproduction_count_the_same_runs_or_the_runs_tab
                    "design" in row, row
         else:
             assert counted[name][0] == kept and "out of date" not in row, row
+    [total] = [r for r in table.splitlines() if r.startswith("| all |")]
+    assert ("out of date" in total) == bool(stale), total  # the total adds the stale studies' times too
 
 
 def test_a_study_re_run_alone_marks_its_reproduction_time_out_of_date(root):
@@ -107,20 +109,23 @@ def test_every_number_is_in_percent_or_pp_and_every_open_claim_says_why():
             assert f"{why}, which decides the verdict" in row, row
 
 
-def test_an_open_claim_whose_test_leans_one_way_names_that_way_and_its_p():
-    """An INCONCLUSIVE row whose test points toward a verdict (claims.csv: 'p = ... for SUPPORTED') says
-    so with its p, not that its seeds split evenly; one with no evidence either way says the seeds split."""
-    table = readme.block(README, "findings")
-    open_claims = CLAIMS[CLAIMS["verdict"] == "INCONCLUSIVE"]
-    assert len(open_claims)
-    for _, claim in open_claims.iterrows():
-        row = next(r for r in rows_of(table) if f"`{claim['id']}`" in r)
-        toward = re.search(r"p = [\d.e-]+ for (SUPPORTED|CONTRADICTED)", claim["evidence"])
-        if toward and float(claim["p_value"]) > 0.05:
-            assert f"the seeds lean toward {toward[1]}, short of it: p = {float(claim['p_value']):.3g} > alpha 0.05" in row, row
-        elif "for neither verdict" in claim["evidence"]:
-            assert "the seeds split: neither verdict has evidence" in row, row
-        assert "too evenly" not in row
+@pytest.mark.parametrize("evidence, p, said", [
+    ("p = 0.055 for CONTRADICTED", "0.055", "the seeds lean toward CONTRADICTED, short of it: p = 0.055 > alpha 0.05"),
+    ("p = 0.5 for neither verdict", "0.5", "the seeds split: neither verdict has evidence at alpha 0.05 (p = 0.5 both ways)"),
+], ids=["leans", "splits"])  # fmt: skip
+def test_an_open_claim_whose_test_leans_one_way_names_that_way_and_its_p(reference, evidence, p, said):
+    """An INCONCLUSIVE row whose test points toward a verdict (claims.csv: 'p = ... for CONTRADICTED') says
+    so with its p, not that its seeds split evenly; one with no evidence either way says the seeds split.
+    Planted in a copy of reference/ (L3 made open), so the rule is checked whatever the reference decides."""
+    path = reference / "length" / "claims.csv"
+    claims = pd.read_csv(path, dtype=str, keep_default_na=False)
+    at = claims["id"] == "L3-nope-extrapolates"
+    claims.loc[at, "verdict"] = "INCONCLUSIVE"
+    claims.loc[at, "p_value"] = claims.loc[at, "p_holm"] = p
+    claims.loc[at, "evidence"] = claims.loc[at, "evidence"].str.replace(r"p = [\d.e-]+ for \w+", evidence, regex=True)
+    claims.to_csv(path, index=False)
+    [row] = [r for r in rows_of(findings.claims_table(reference, CFG)) if "`L3-nope-extrapolates`" in r]
+    assert "**INCONCLUSIVE**" in row and said in row and "too evenly" not in row, row
 
 
 def test_a_measured_effect_is_the_mean_over_seeds_of_the_paired_runs_with_the_pipelines_interval():
@@ -212,10 +217,13 @@ def test_the_findings_read_whatever_columns_reference_has(reference):
     evidence's first clause, no scope, and the new columns change nothing."""
     path = reference / "depth" / "claims.csv"
     claims = pd.read_csv(path).drop(columns=["sentence", "scope"])
-    claims.assign(test="betting e-process", registered="yes", changed_after_runs=False).to_csv(path, index=False)
+    claims.assign(test="betting e-process", look_seeds="10, 15").to_csv(path, index=False)
+    c5b = claims.set_index("id").loc["C5b-warmup-helps-post"]
+    better, worse, tied = re.search(r"(\d+) improved, (\d+) worsened, (\d+) tied", c5b["evidence"]).groups()
     table = findings.claims_table(reference, CFG)
     row = next(line for line in table.splitlines() if "`C5b-warmup-helps-post`" in line)
-    assert row.split(" | ")[2] == "**SUPPORTED**" and "10 better, 0 worse, 5 tied" in row, row
+    assert row.split(" | ")[2] == f"**{c5b['verdict']}**" and f"{better} better, {worse} worse, {tied} tied" in row, row
+    assert "betting e-process" not in row and "look_seeds" not in row, row
 
 
 def test_a_claim_reference_cannot_measure_keeps_its_own_counts_and_its_stored_interval(reference):
