@@ -13,8 +13,9 @@ for another: wall time of building .venv and of the pipeline (and with --test of
 default suite), the machine (CPU, cores) and how busy it was meanwhile (other processes' share of the
 CPU), the number of runs per study, the sum of in-run training seconds, and the claim verdicts of the
 finished report, so that the README's times are measured numbers. Each output carries its stamp
-(benchmarks/measured.py): the commit cloned and the date. Standard library only (it runs before .venv
-exists). Uses the committed HEAD: uncommitted changes are not measured (the output says so).
+(benchmarks/measured.py): the commit cloned and the date. A run that fails writes <name>-failed.md/.json
+beside them and leaves the last finished measurement in place. Standard library only (it runs before
+.venv exists). Uses the committed HEAD: uncommitted changes are not measured (the output says so).
 """
 
 from __future__ import annotations
@@ -192,7 +193,7 @@ def main(argv=None) -> int:
                                     stderr=subprocess.STDOUT).returncode  # fmt: skip
         rec |= {"ci": ci.record() | {"rc": rc, "pytest": pytest_summary(log)}, "ok": rc == 0, "report_exists": False,
                 "studies": {}, "config": ".ci/run"}  # fmt: skip
-        md, js = args.out_dir / "reproduce-ci.md", args.out_dir / "reproduce-ci.json"
+        md, js = kept_apart(args.out_dir / "reproduce-ci.md", args.out_dir / "reproduce-ci.json", rec["ok"])
         args.out_dir.mkdir(parents=True, exist_ok=True)
         js.write_text(json.dumps(rec, indent=1) + "\n")
         md.write_text(render_ci(rec))
@@ -226,7 +227,7 @@ def main(argv=None) -> int:
                                          stderr=subprocess.STDOUT).returncode  # fmt: skip
         rec["test"] = suite.record() | {"rc": test_rc, "pytest": pytest_summary(log)}
         rec["ok"] = test_rc == 0
-    md, js = outputs(args.out_dir, args.config, args.study)
+    md, js = kept_apart(*outputs(args.out_dir, args.config, args.study), rec["ok"])
     args.out_dir.mkdir(parents=True, exist_ok=True)
     js.write_text(json.dumps(rec, indent=1) + "\n")
     md.write_text(render(rec))
@@ -238,6 +239,14 @@ def main(argv=None) -> int:
     else:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0 if rec["ok"] else 1
+
+
+def kept_apart(md: Path, js: Path, ok: bool) -> tuple[Path, Path]:
+    """Where a measurement goes: a failed one beside the last finished one (``<name>-failed.md``), never
+    over it, since the README's times and counts read the finished one."""
+    if ok:
+        return md, js
+    return md.with_name(f"{md.stem}-failed.md"), js.with_name(f"{js.stem}-failed.json")
 
 
 def render_ci(rec: dict) -> str:

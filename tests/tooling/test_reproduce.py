@@ -44,3 +44,11 @@ def test_the_markdown_carries_the_stamp_every_timed_step_and_the_disk(tmp_path):
     assert "# Reproduction time of config/smoke.yaml" in text
     assert "| `make test` (the default suite: 970 passed, 11 skipped in 590.00s) | **10.0 min** |" in text
     assert "On disk afterwards: venv 1500 MB, run store 2 MB, tables, figures, report 9 MB." in text
+
+
+def test_a_failed_measurement_lands_beside_the_finished_one_never_over_it(tmp_path):
+    md, js = reproduce.outputs(tmp_path, "config/config.yaml")
+    assert reproduce.kept_apart(md, js, True) == (md, js)
+    assert reproduce.kept_apart(md, js, False) == (tmp_path / "reproduce-failed.md", tmp_path / "reproduce-failed.json")
+    ci = tmp_path / "reproduce-ci.md", tmp_path / "reproduce-ci.json"
+    assert reproduce.kept_apart(*ci, False) == (tmp_path / "reproduce-ci-failed.md", tmp_path / "reproduce-ci-failed.json")
