@@ -107,7 +107,11 @@ def load_studies(config: Path, names: list[str], seeds: list[int], overrides: li
 def _measure(job: tuple) -> dict:
     """One job in a worker process: the run (study, index) rebuilt there from the config (a run's
     settings class is made at run time, so it does not travel between processes)."""
-    load, name, index, folder = job
+    load, name, index, folder, max_distance = job
+    if max_distance:  # a probe of T5's buckets: the model's class constant, set in this worker alone
+        from ablation.model import T5RelativeBias
+
+        T5RelativeBias.max_distance = max_distance
     study = load_studies(*load)[name]
     run = list(study.runs())[index]
     r = measure(run, study.eval_lengths, Path(folder))
@@ -144,6 +148,9 @@ def main(argv=None) -> int:
     ap.add_argument("--levels", nargs="*", default=[], metavar="FACTOR=A,B", help="train only these levels of a factor")
     ap.add_argument("--eval-lengths", type=int, nargs=2, default=[], metavar=("FROM", "TO"),
                     help="test lengths from FROM to TO instead of the study's")
+    ap.add_argument("--t5-max-distance", type=int, default=0, metavar="D",
+                    help="T5's last log-spaced bucket at distance D instead of the model's 128 (a probe: every "
+                         "distance past D shares the last bucket)")  # fmt: skip
     ap.add_argument("--out", type=Path, default=Path(__file__).with_suffix(".md"))
     args = ap.parse_args(argv)
     load = (args.config, args.study, args.seeds, args.set, args.levels, args.eval_lengths)
@@ -151,7 +158,8 @@ def main(argv=None) -> int:
     load_before = os.getloadavg()
     started = time.strftime("%Y-%m-%d %H:%M")
     with tempfile.TemporaryDirectory(prefix="length-pilot-") as tmp:
-        jobs = [(load, name, i, tmp) for name, study in studies.items() for i in range(len(list(study.runs())))]
+        jobs = [(load, name, i, tmp, args.t5_max_distance) for name, study in studies.items()
+                for i in range(len(list(study.runs())))]  # fmt: skip
         context = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=context) as pool:
             rows = list(pool.map(_measure, jobs))
@@ -162,6 +170,7 @@ def main(argv=None) -> int:
                + (f" --set {' '.join(args.set)}" if args.set else "")
                + (f" --levels {' '.join(args.levels)}" if args.levels else "")
                + (f" --eval-lengths {args.eval_lengths[0]} {args.eval_lengths[1]}" if args.eval_lengths else "")
+               + (f" --t5-max-distance {args.t5_max_distance}" if args.t5_max_distance else "")
                + (f" --out {os.path.relpath(args.out, REPO)}" if args.out != Path(__file__).with_suffix(".md") else ""))  # fmt: skip
     text = [
         f"# {', '.join(args.study)}: trained and untrained lengths, per seed",
@@ -172,7 +181,8 @@ def main(argv=None) -> int:
         "",
         f"Run {started}, torch {torch.__version__}, {provenance.cpu_model() or platform.processor()}, one thread per run, "
         f"{args.jobs} side by side, load average {load_before[0]:.1f} before and {os.getloadavg()[0]:.1f} after"
-        + (f"; fixed settings overridden: {', '.join(args.set)}" if args.set else "") + ".",
+        + (f"; fixed settings overridden: {', '.join(args.set)}" if args.set else "")
+        + (f"; T5's max_distance {args.t5_max_distance} instead of 128" if args.t5_max_distance else "") + ".",
         "",
     ]
     for name, study in studies.items():
