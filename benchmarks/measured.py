@@ -134,6 +134,12 @@ _PILOT_SEARCH = (
      "--levels pos_enc=t5 --eval-lengths 1 40"),
     ("length_t5_d128_depth6_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --set d_model=128 heads=8 ff=512 depth=6 "
      "--levels pos_enc=t5 --eval-lengths 1 40"),
+    # T5's buckets, on T5's bias alone: the model's 128, then every distance past the trained span pooled
+    ("length_t5_maxdist128_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --levels pos_enc=t5"),
+    ("length_t5_maxdist41_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --levels pos_enc=t5 --t5-max-distance 41"),
+    ("length_t5_maxdist17_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --levels pos_enc=t5 --t5-max-distance 17"),
+    ("copy_reverse_t5_maxdist17", "--study length_reverse length_copy --seeds 0 1 --jobs 2 --levels pos_enc=t5 "
+     "--t5-max-distance 17"),
 )  # fmt: skip
 
 MEASURED: tuple[Measured, ...] = (
