@@ -19,7 +19,8 @@ STATS_TESTS = ["tests/unit/test_measures.py", "tests/unit/test_intervals.py", "t
 # Snakemake or time a whole pipeline (seconds to minutes each: not unit tests).
 MODULES: dict[str, dict] = {
     "io": {"tests": ["tests/unit/test_io.py"]},
-    "data": {"tests": ["tests/unit/test_data.py"]},
+    # the order task (test_data) and the token tasks the length studies build (test_length)
+    "data": {"tests": ["tests/unit/test_data.py", "tests/unit/test_length.py"]},
     "model": {"tests": ["tests/unit/test_model.py", "tests/unit/test_variants.py", "tests/unit/test_checks.py",
                         "tests/unit/test_model_torch_reference.py", "tests/unit/test_model_definitions.py"]},
     # validate resolves plugins' names and refuses an exact claim on a task without twins: test_plugins checks both
