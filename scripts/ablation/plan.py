@@ -306,10 +306,13 @@ def scope_lines(rows: list[dict], width: int = WIDTH) -> list[str]:
     return out
 
 
-def price_lines(table: pd.DataFrame, width: int = WIDTH) -> list[str]:
+def price_lines(table: pd.DataFrame, width: int = WIDTH, steps: dict[str, float] | None = None) -> list[str]:
     """How each verdict is priced, in words: per claim (claims priced alike on one line) the truths
     SUPPORTED and CONTRADICTED are priced at and where they come from; a warning where a share claim's
-    margin lies below the per-seed noise its runs show."""
+    margin lies below the per-seed noise its runs show. ``steps``: each claim's metric step
+    (``measures.resolution``): where the step exceeds the margin (``converged``, 0 or 1 per seed) a
+    seed's difference is a tie or a whole step, so no seed lies near the margin for noise to carry
+    across it, and the spread of its seeds is the effect varying between them, not noise."""
     rows = table[table["test"] != "exact"]
     if not len(rows):
         return []
@@ -324,7 +327,8 @@ def price_lines(table: pd.DataFrame, width: int = WIDTH) -> list[str]:
                              subsequent_indent="  ")  # fmt: skip
     for r in rows.itertuples():
         margin = r.margin
-        if r.test != "mean" and pd.notna(margin) and pd.notna(r.noise) and margin < r.noise:
+        step = (steps or {}).get(r.claim, 0.0)
+        if r.test != "mean" and pd.notna(margin) and pd.notna(r.noise) and step <= margin < r.noise:
             out += _wrap(f"warning: {r.claim}: its margin ({100 * margin:.3g} pp) is below the per-seed noise its "
                                  f"runs show (sd {100 * r.noise:.2g} pp): under the share estimand identical models miss "
                                  "it in many seeds; the mean estimand tests the average difference", width,
@@ -577,7 +581,8 @@ def main(argv=None) -> int:
                          10**6 if args.wide else WIDTH)  # fmt: skip
     if scoped:
         print("\n" + "\n".join(scoped))
-    priced = price_lines(table, 10**6 if args.wide else WIDTH)
+    steps = {c.id: measures.resolution(pd.DataFrame(), c.metric) for s in cfg.studies.values() for c in s.claims}
+    priced = price_lines(table, 10**6 if args.wide else WIDTH, steps)
     if priced:
         print("\n" + "\n".join(priced))
     print("\n" + "\n".join(cost_lines(est, 10**6 if args.wide else WIDTH)))

@@ -403,3 +403,23 @@ def test_the_plan_prices_each_scope_and_says_what_its_seeds_can_reach(capsys):
     out = capsys.readouterr().out
     assert "Where it holds (claims with robust_over):" in out
     assert all(f"- scope of {cid}: 2 universes over lr; " in " ".join(out.split()) for cid in scoped)
+
+
+def test_a_share_claim_is_warned_of_noise_across_its_margin_only_where_its_metric_steps_below_it():
+    """test_acc moves in steps of one test sequence, so seeds near a 10 pp margin are pushed across it
+    by noise of 32 pp; converged is 0 or 1 per seed, so a paired difference ties or clears any margin
+    below 1, and its seeds' spread is whether they converge, which no warning should call noise."""
+    table = pd.DataFrame([dict(claim=cid, test="sign", margin=0.1, noise=0.32, runs="10 runs", supported_at="s",
+                               contradicted_at="c") for cid in ("acc", "conv")])  # fmt: skip
+    steps = {"acc": P.measures.resolution(pd.DataFrame(), "test_acc"),
+             "conv": P.measures.resolution(pd.DataFrame(), "converged")}  # fmt: skip
+    warned = [line for line in P.price_lines(table, 10**6, steps) if line.startswith("warning:")]
+    assert len(warned) == 1 and warned[0].startswith("warning: acc: its margin (10 pp)"), warned
+
+
+def test_the_default_plan_does_not_call_c5a_s_converged_seeds_noise(capsys):
+    """C5a reads converged (0 or 1 per seed) under a 10 pp margin: the plan prices it, and warns of
+    nothing, since a seed's paired difference ties or clears the margin."""
+    assert P.main([str(REPO / "config" / "config.yaml"), "--cores", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "C5a-prenorm-converges" in out and "warning: C5a" not in out.replace("\n", " ")
