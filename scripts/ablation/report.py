@@ -502,7 +502,6 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         c["n_text"] = seeds_text(c)
         c["scope_label"] = scope_text(c)
         c["changed"] = c.get("changed_after_runs") if isinstance(c.get("changed_after_runs"), str) else ""
-    tally = {v: sum(c["verdict"] == v for c in records) for v in ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE")}
     checks = pd.read_csv(results / "checks.csv") if (results / "checks.csv").is_file() else pd.DataFrame()
     verify = None
     vpath = results / outputs.VERIFY.file
@@ -538,7 +537,6 @@ def build(raw_config: dict, studies: list[str], results: Path, command: str, ref
         scopes=where_it_holds(results, records, specs),
         family_text=family_text(cfg.stats, records),
         claims_detail=claims_detail,
-        tally=tally,
         registration=changed_after_runs(records),
         robust=ROBUST,
         effects=largest_effects(results, studies),
