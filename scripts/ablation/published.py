@@ -223,11 +223,13 @@ def ranking(tab: pd.DataFrame, claims: pd.DataFrame | None = None, study: dict |
 
 
 def _pair_words(pair: dict) -> str:
-    """A pair ordered otherwise here, in words: 'alibi < rope here (paper 0.29 vs 0.00; ours 0.050 vs 0.100)',
-    or, in the paper's order but closer than HERE_SEPARATED, 't5 vs sinusoidal (...; ..., separated by less than 0.05)'."""
+    """A pair ordered otherwise here by HERE_SEPARATED or more, in words: 'alibi < rope here (paper 0.29 vs
+    0.00; ours 0.050 vs 0.100)'; tied: 'alibi = rope here (...)'; closer than HERE_SEPARATED, in either order
+    (a '<' there would call 0.004 against 0.005 a reversal): 't5 vs sinusoidal (...; ..., separated by less
+    than 0.05)'."""
     (ph, pl), (hh, hl) = pair["paper"], pair["here"]
     numbers = f"paper {ph:.2f} vs {pl:.2f}; ours {hh:.3f} vs {hl:.3f}"
-    if pair["gap"] <= 0:
+    if pair["gap"] == 0 or pair["gap"] <= -HERE_SEPARATED:
         return f"{pair['high']} {'=' if pair['gap'] == 0 else '<'} {pair['low']} here ({numbers})"
     return f"{pair['high']} vs {pair['low']} ({numbers}, separated by less than {HERE_SEPARATED:g})"
 

@@ -105,6 +105,8 @@ def test_the_words_name_a_reversed_pair_a_tie_and_a_close_pair_with_both_sides_n
         "alibi = rope here (paper 0.29 vs 0.00; ours 0.300 vs 0.300)")
     assert "t5 < alibi here (paper 0.77 vs 0.29; ours 0.200 vs 0.300)" in published.words(
         published.ranking(ours(none=0.9, t5=0.2, alibi=0.3, rope=0.0, sinusoidal=0.0)))
+    assert "t5 vs alibi (paper 0.77 vs 0.29; ours 0.280 vs 0.300, separated by less than 0.05)" in published.words(
+        published.ranking(ours(none=0.9, t5=0.28, alibi=0.3, rope=0.0, sinusoidal=0.0)))
 
 
 def test_a_pair_in_the_papers_order_but_closer_than_here_separated_is_not_reproduced():
