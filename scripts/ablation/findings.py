@@ -521,8 +521,8 @@ def rankings_short(reference: Path, cfg=None) -> str:
                             for n in ranked if cfg is not None and n in cfg.studies)  # fmt: skip
     paper = f" of {', '.join(s for s in sources if s)}" if any(sources) else ""
     return (f"Against the published tables{paper}, our means over seeds order the encodings as the paper does in "
-            f"**{done} of {len(ranked)}**; of the pairs each separates by {published.SEPARATED:g} or more, in its order "
-            f"here: {each}; at our scale, far below the paper's (each study's protocol and scale, and every pair: below the "
+            f"**{done} of {len(ranked)}**; of the pairs the paper separates by {published.SEPARATED:g} or more, ordered "
+            f"its way here: {each}; at our scale, far below the paper's (each study's protocol and scale, and every pair: below the "
             "table of every claim).")  # fmt: skip
 
 
