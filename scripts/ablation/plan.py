@@ -198,9 +198,8 @@ def claim_plan(study, claim: Claim, m: int, alpha: float, adaptive_block: dict |
         return row
     available = adaptive_block["max_seeds"] if sequential else n
     row["limit"] = available
-    # whether the design can decide: at the truths of a clear answer (a design is not refused for a truth
-    # that lies in the margin's zone of doubt, where INCONCLUSIVE is the honest verdict); the seeds priced
-    # at the runs' own truths above are what the row reports beside it
+    # whether the design can decide: at the truths of a clear answer (a design is not refused for a truth that lies in
+    # the margin's zone of doubt, where INCONCLUSIVE is honest); the seeds priced at the runs' own truths: the row's
     clear, _ = pricing.simulations(study, claim, cells, alpha, adaptive_block, list(sources), design=True)
     for verdict, sim in zip(("supported", "contradicted"), clear.values()):
         step = _holm_step(sim, m, alpha, available)  # the first step is alpha / m: reachable wherever it ranks
@@ -220,8 +219,7 @@ def claim_plan(study, claim: Claim, m: int, alpha: float, adaptive_block: dict |
     if sequential:
         row["seeds"] = f"{n}-{adaptive_block['max_seeds']}"
         if claim.estimand != "mean":
-            # with one seed of a cell outside the claim: from how many seeds SUPPORTED survives leaving any seed out
-            # (never before SUPPORTED itself is reached at the priced truth)
+            # with one seed outside the claim: the seeds from which SUPPORTED survives leaving any one out (never before it)
             robust = pricing.sequential_robust_seeds(claim.share, a_m, alpha, adaptive_block["max_seeds"])
             row["robust_from"] = max(robust, sup) if robust is not None and sup is not None else None
     else:
@@ -353,7 +351,6 @@ def seconds_per_unit(store: Path, limit: int = CALIBRATION_RUNS) -> tuple[float,
 
 # ---------------------------------------------------------------- what the design costs here
 
-
 def _span(values, fmt: str = "{:d}") -> str:
     """``first-every``, or one value when both are equal."""
     return "-".join(dict.fromkeys(fmt.format(v) for v in values))
@@ -409,7 +406,6 @@ def estimate(cfg, cores: int, store: Path = run_store.STORE, time_here: bool = T
 
 
 # ---------------------------------------------------------------- the plan in 100 columns
-
 
 def _seeds(value, limit, searched=None) -> str:
     """A number of seeds as the table prints it: "!" past what the claim may have, ">N" when not
