@@ -198,8 +198,8 @@ def claim_plan(study, claim: Claim, m: int, alpha: float, adaptive_block: dict |
         return row
     available = adaptive_block["max_seeds"] if sequential else n
     row["limit"] = available
-    # whether the design can decide: at the truths of a clear answer (a design is not refused for a truth that lies in
-    # the margin's zone of doubt, where INCONCLUSIVE is honest); the seeds priced at the runs' own truths: the row's
+    # whether the design can decide, at the truths of a clear answer: a truth in the margin's zone of doubt makes
+    # INCONCLUSIVE honest, not the design too small; the row also reports the seeds priced at the runs' own truths
     clear, _ = pricing.simulations(study, claim, cells, alpha, adaptive_block, list(sources), design=True)
     for verdict, sim in zip(("supported", "contradicted"), clear.values()):
         step = _holm_step(sim, m, alpha, available)  # the first step is alpha / m: reachable wherever it ranks
