@@ -281,30 +281,36 @@ def where_words(label: str, cells: int, verdict: str = "") -> str:
 
 def stored_words(r: Row, confidence: float) -> str:
     """A claim reference/ cannot measure again (it keeps no evaluations, gradients or final training
-    accuracy of it): its stored mean in the claim's unit, its own sentence's counts of seeds, and the stored
-    interval of the share of seeds that meet it."""
+    accuracy of it): its stored mean in the claim's unit, its own sentence's counts of seeds (up to its
+    verdict: what follows, a change after its runs, ``registered_words`` says), and the stored interval
+    of the share of seeds that meet its first part (``claims``: share and estimate read the first part,
+    the growing level of a slope claim)."""
     row, claim = r.row, r.claim
     cell = str(row.get("evidence", "")).split(": ", 1)[0]
-    words = re.sub(r"; [A-Z]+\.$", "", sentence(row)).replace(f" ({cell})", "").removeprefix(f"{cell}: ").rstrip(".")
+    said = re.split(r"; (?:SUPPORTED|CONTRADICTED|INCONCLUSIVE)(?:;|\.$)", sentence(row))[0]
+    words = said.replace(f" ({cell})", "").removeprefix(f"{cell}: ").rstrip(".")
     words = re.sub(r"^mean [^ ]+ over \d+ seeds; ", "", words)
     signs = r"(\d+) improved, (\d+) worsened, (\d+) tied of (\d+) seeds"  # the words of verdicts.tally_words
     words = re.sub(rf" \({signs}[^)]*\)", r" (\1 better, \2 worse, \3 tied)", words)
     words = re.sub(rf"{signs}( \([^)]*\))?", r"\1 of \4 seeds better, \2 worse, \3 tied", words)
+    lo, hi = (pd.to_numeric(row.get(k), errors="coerce") for k in ("share_lo", "share_hi"))
+    share = (f" ({100 * confidence:g} % interval of that share {_number(lo, 'value')} to {_number(hi, 'value')})"
+             if np.isfinite(lo) and np.isfinite(hi) else "")  # fmt: skip
     scale = claim.scale if claim is not None else "value"
-    if claim is not None and scale == "slope":
-        pieces, levels = words.split("; "), [p.level[1] for p in claim.parts if p.level]
-        if len(pieces) == len(levels):
-            words = "; ".join(f"`{claim.factor}={lev}` {p}" for lev, p in zip(levels, pieces))
+    levels = [p.level[1] for p in claim.parts if p.level] if claim is not None and scale == "slope" else []
+    pieces = words.split("; ")
+    if levels and len(pieces) == len(levels):  # a part per level: each named, the share beside the first's count
+        words = "; ".join(f"`{claim.factor}={lev}` {p}{share if i == 0 else ''}"
+                          for i, (lev, p) in enumerate(zip(levels, pieces)))  # fmt: skip
+    else:
+        words += share
     estimate, n = (pd.to_numeric(row.get(k), errors="coerce") for k in ("estimate", "n"))
     if claim is not None and np.isfinite(estimate):
-        what = ("slope of ln(gradient norm at initialisation) over the layers" if scale == "slope" else
-                f"{metric_words(claim)}{', difference' if scale == 'difference' else ''}")  # fmt: skip
+        what = (f"slope of ln(gradient norm at initialisation) over the layers at `{claim.factor}={levels[0]}`"
+                if levels else f"{metric_words(claim)}{', difference' if scale == 'difference' else ''}")  # fmt: skip
         lo, hi = (pd.to_numeric(row.get(k), errors="coerce") for k in ("ci_lo", "ci_hi"))
         stored = f" (anytime-valid {_interval(lo, hi, scale, confidence)})" if np.isfinite(lo) and np.isfinite(hi) else ""
         words = f"{what}: mean {_number(estimate, scale, scale != 'value')}{stored} over {n:g} seeds; {words}"
-    lo, hi = (pd.to_numeric(row.get(k), errors="coerce") for k in ("share_lo", "share_hi"))
-    if np.isfinite(lo) and np.isfinite(hi):
-        words += f" ({100 * confidence:g} % interval of that share {_number(lo, 'value')} to {_number(hi, 'value')})"
     cells = str(row.get("detail", "")).count(" | ") + 1
     return ("" if cell.startswith("mean over") else where_words(cell, cells, row.get("verdict", ""))) + words
 
@@ -357,9 +363,12 @@ def registered_words(row: dict) -> str:
     registered = str(row.get("verdict_registered", "") or "").strip()
     if registered and registered.lower() != "nan":
         return f"; changed after its runs: {changed}; the claim as registered reads {registered}"
-    # no registered verdict: the claims table's sentence says why (its registered family cannot be judged)
+    # no registered verdict: the claims table's sentence says why (its registered family cannot be judged),
+    # in a reader's words where a claim of that family selects no runs of these
     why = str(row.get("sentence", "")).partition("under the registered claim: ")[2].rstrip(".")
-    return f"; changed after its runs: {changed}" + (f"; under the registered claim: {why}" if why else "")
+    dropped = re.search(r"claim '([^']+)': (.+?)\)?$", why)
+    why = f"its registered family holds `{dropped[1]}`, whose {dropped[2].replace('no runs', 'none of these runs')}" if dropped else why
+    return f"; changed after its runs: {changed}; the claim as registered has no verdict on these runs" + (f": {why}" if why else "")
 
 
 def fallback_words(row: dict) -> str:

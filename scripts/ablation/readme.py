@@ -63,7 +63,7 @@ SMOKE, FULL = "benchmarks/reproduce-smoke", "benchmarks/reproduce"
 
 
 def begin(name: str) -> str:
-    return f"<!-- BEGIN {name}: written by `make readme`; edit {Path(__file__).name} or its sources, not this block -->"
+    return f"<!-- BEGIN {name}: written by `make readme`; edit {Path(__file__).resolve().relative_to(REPO_DIR.resolve())} or the sources it reads, not this block -->"
 
 
 def end(name: str) -> str:
@@ -86,9 +86,16 @@ def _seeds_text(study, block: dict | None) -> str:
 
 
 def _scope_text(study) -> str:
-    scoped = [c for c in study.claims if c.robust_over]
-    return "".join(f"; {c.id} also at " + ", ".join(f"{k} {' / '.join(map(str, v))}" for k, v in c.robust_over.items())
-                   for c in scoped)  # fmt: skip
+    """'; C5b also at lr 0.003 (its scope: lr 0.003 / 0.01, 0.01 the study's own)': the settings a scoped
+    claim's runs add; a universe at the study's own setting is its runs, not more."""
+
+    def at(k, levels) -> str:
+        own, more = study.fixed.get(k), [v for v in levels if v != study.fixed.get(k)]
+        said = f"{k} {' / '.join(map(str, more))}"
+        return said + (f" (its scope: {k} {' / '.join(map(str, levels))}, {own} the study's own)" if len(more) < len(levels) else "")
+
+    return "".join(f"; {c.id} also at " + ", ".join(at(k, v) for k, v in c.robust_over.items())
+                   for c in study.claims if c.robust_over)  # fmt: skip
 
 
 kept = findings.kept_runs

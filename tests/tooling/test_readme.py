@@ -386,8 +386,11 @@ def test_every_claim_changed_after_its_runs_says_so_with_what_the_registered_cla
     for c in changed.to_dict("records"):
         [row] = [r for r in rows if f"`{c['id']}`" in r]
         assert f"changed after its runs: {c['changed_after_runs']}" in row, row
-        assert (f"the claim as registered reads {c['verdict_registered']}" in row
-                or f"under the registered claim: {c['verdict_registered']}" in row), row  # fmt: skip
+        if c["verdict_registered"]:
+            assert f"the claim as registered reads {c['verdict_registered']}" in row, row
+        else:  # its registered family cannot be judged on these runs: the row names the claim that cannot
+            why = re.search(r"claim '([^']+)'", c["sentence"])
+            assert f"the claim as registered has no verdict on these runs: its registered family holds `{why[1]}`" in row, row
     n = (CLAIMS["changed_after_runs"] != "").sum()
     assert f"Changed after their runs: **{n} of {len(CLAIMS)} claims**" in readme.block(README, "headline")
 
@@ -422,3 +425,26 @@ def test_a_share_interval_stands_beside_the_share_never_beside_a_mean():
             assert f"95 % interval {lo} to {hi}" not in line, line
     [l1] = [line for line in lines if "`L1-trained-lengths`" in line]
     assert "exact match at lengths 1–20 100 % over 10 seeds; 10 of 10 seeds reached 95 % (95 % interval of the share 69.2 % to 100 %)" in l1
+
+
+def test_a_slope_claim_names_each_level_its_count_and_the_level_its_mean_is_of():
+    """C6 reads two levels (post-norm should grow, pre-norm stay flat): its row names the level each count
+    of seeds and the stored mean belong to, and the share's interval stands beside the count it is of."""
+    [row] = [r for r in rows_of(readme.block(README, "findings")) if "`C6-grad-norms`" in r]
+    [c6] = CLAIMS[CLAIMS["id"] == "C6-grad-norms"].to_dict("records")
+    mean = f"{float(c6['estimate']):.3f}".replace("-", "−")
+    assert f"over the layers at `norm=post`: mean {mean} per layer over {c6['n']} seeds" in row, row
+    share = f"(95 % interval of that share {100 * float(c6['share_lo']):.1f}".removesuffix(".0")
+    assert re.search(rf"`norm=post` \d+ of \d+ seeds grew by more than [\d.]+ per layer {re.escape(share)}", row), row
+    assert re.search(r"`norm=pre` \d+ of \d+ seeds stayed within ±[\d.]+ per layer", row), row
+    assert "; CONTRADICTED" not in row and row.count("changed after its runs") == 1, row
+
+
+def test_the_runs_table_says_which_scope_setting_is_the_studys_own():
+    """A scope universe at the study's own setting is its runs: the runs table names only the settings the
+    scope adds, and says which of its universes is the study's own."""
+    depth = next(line for line in readme.block(README, "runs").splitlines() if line.startswith("| `depth`"))
+    own = CFG.studies["depth"].fixed["lr"]
+    levels = next(c for c in CFG.studies["depth"].claims if c.robust_over).robust_over["lr"]
+    more = " / ".join(str(v) for v in levels if v != own)
+    assert f"C5b-warmup-helps-post also at lr {more} (its scope: lr {' / '.join(map(str, levels))}, {own} the study's own)" in depth
