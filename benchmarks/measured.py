@@ -13,7 +13,9 @@ among them). Every such file carries its stamp, written by the script through `s
 
 A file is *current* while no commit after its stamp's commit changes the code it measures (a stamp
 taken with uncommitted changes counts as its commit: commit the code, then measure); a commit that
-changes only comment lines (`#`) or blank lines of that code changes nothing it runs. A page cites a
+changes only comment lines (`#`) or blank lines of that code changes nothing it runs, and neither does
+a change of code the command never runs (a declaration's `unused`: the README's writers, for `make
+reproduce`). A page cites a
 measured number when one block of it (a paragraph or a list item) names a declared file and holds a
 number with a unit (12.3 min, 45 s, 98 %, 1.2x). Such a block must name the commit the file's stamp
 gives; and the file must be current, unless the block says in words that its number is "out of date"
@@ -52,6 +54,14 @@ class Measured:
     """The command that writes it."""
     measures: tuple[str, ...]
     """Files and folders whose change makes its numbers out of date."""
+    unused: tuple[str, ...] = ()
+    """Files under ``measures`` that its command never runs: a change of them leaves its numbers as they
+    were (tests/tooling/test_measured.py checks that nothing the command runs imports them)."""
+
+    @property
+    def pathspecs(self) -> tuple[str, ...]:
+        """``measures`` for git, ``unused`` left out."""
+        return (*self.measures, *(f":(exclude){p}" for p in self.unused))
 
 
 # What a full pipeline run exercises: the package, the rules, how the venv is built and the pins.
@@ -61,6 +71,8 @@ _HARNESS = ("scripts/ablation/train.py", "scripts/ablation/model.py", "scripts/a
             "scripts/ablation/forkserver.py", "scripts/ablation/settings.py", "workflow", "requirements.txt",
             "benchmarks/run.py", "benchmarks/harness")  # fmt: skip
 _REPRODUCE = (*_PIPELINE, "config/config.yaml", "benchmarks/reproduce.py")
+# The README's writers: `make reproduce` (the config check, the plan, the workflow) never imports them.
+_README_WRITERS = ("scripts/ablation/findings.py", "scripts/ablation/readme.py")
 _REPRODUCE_SMOKE = (*_PIPELINE, "config/smoke.yaml", "tests", "benchmarks/reproduce.py")
 _MUTATION = ("scripts/ablation", "tests/unit", "tests/simulation", "tests/conftest.py", "benchmarks/mutation.py",
              "benchmarks/mutation_harness")  # fmt: skip
@@ -145,8 +157,8 @@ _PILOT_SEARCH = (
 MEASURED: tuple[Measured, ...] = (
     Measured("benchmarks/results.md", "python benchmarks/run.py", _HARNESS),
     Measured("benchmarks/results.json", "python benchmarks/run.py", _HARNESS),
-    Measured("benchmarks/reproduce.md", "python3 benchmarks/reproduce.py", _REPRODUCE),
-    Measured("benchmarks/reproduce.json", "python3 benchmarks/reproduce.py", _REPRODUCE),
+    Measured("benchmarks/reproduce.md", "python3 benchmarks/reproduce.py", _REPRODUCE, _README_WRITERS),
+    Measured("benchmarks/reproduce.json", "python3 benchmarks/reproduce.py", _REPRODUCE, _README_WRITERS),
     # the training seconds of the design against the earlier one's, from one full run's store
     Measured("benchmarks/cost.md",
              "python benchmarks/cost.py --config config/config.yaml --old-runs OLD/results --results RESULTS "
@@ -159,8 +171,8 @@ MEASURED: tuple[Measured, ...] = (
              _REPRODUCE_SMOKE),  # fmt: skip
     Measured("benchmarks/reproduce-ci.md", "python3 benchmarks/reproduce.py --ci", _REPRODUCE_SMOKE),
     Measured("benchmarks/reproduce-ci.json", "python3 benchmarks/reproduce.py --ci", _REPRODUCE_SMOKE),
-    Measured("benchmarks/reproduce-lesson.md", "python3 benchmarks/reproduce.py --study lesson", _REPRODUCE),
-    Measured("benchmarks/reproduce-lesson.json", "python3 benchmarks/reproduce.py --study lesson", _REPRODUCE),
+    Measured("benchmarks/reproduce-lesson.md", "python3 benchmarks/reproduce.py --study lesson", _REPRODUCE, _README_WRITERS),
+    Measured("benchmarks/reproduce-lesson.json", "python3 benchmarks/reproduce.py --study lesson", _REPRODUCE, _README_WRITERS),
     Measured("benchmarks/estimate.md", "python benchmarks/estimate.py --cores 2 --shapes", _ESTIMATE),
     Measured("benchmarks/estimate.json", "python benchmarks/estimate.py --cores 2 --shapes", _ESTIMATE),
     Measured("benchmarks/main_process.md", "python benchmarks/main_process.py", _MAIN_PROCESS),
@@ -269,8 +281,8 @@ def newer_code(root: Path, m: Measured, commit: str) -> list[str] | None:
     ``commit`` is not in this clone's history."""
     if _git(root, "cat-file", "-e", f"{commit}^{{commit}}") is None:
         return None
-    commits = (_git(root, "log", "--format=%h", f"{commit}..HEAD", "--", *m.measures) or "").split()
-    return [c for c in commits if _changes_more_than_comments(root, c, m.measures)]
+    commits = (_git(root, "log", "--format=%h", f"{commit}..HEAD", "--", *m.pathspecs) or "").split()
+    return [c for c in commits if _changes_more_than_comments(root, c, m.pathspecs)]
 
 
 COMMENT_LINE = r"^[[:space:]]*#|^[[:space:]]+$"  # git matches it with REG_NEWLINE: no empty match

@@ -4,8 +4,10 @@ measured number whose file is older than the code it measures, unless they say i
 The planted cases run on a git clone of this repository, with commits of their own."""
 
 import importlib.util
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -135,3 +137,37 @@ def test_a_cited_file_that_is_not_declared_fails(clone):
         fh.write("\nA probe took 3 s (benchmarks/probes/undeclared.md).\n")
     found = [p for p in measured.problems(clone) if "undeclared.md" in p]
     assert len(found) == 1 and "does not declare" in found[0], found
+
+
+def test_the_code_a_reproduction_leaves_unused_is_imported_by_nothing_it_runs():
+    """A file declared unused by a measurement is imported by no other module of the package, named by no
+    workflow file, and called by no line of the Makefile's reproduce target, so its change cannot
+    change what was measured."""
+    package = sorted((REPO / "scripts" / "ablation").glob("*.py"))
+    workflow = [p for p in (REPO / "workflow").rglob("*") if p.is_file() and p.suffix in ("", ".smk", ".py")]
+    recipe = re.search(r"^reproduce:.*?\n((?:\t.*\n)+)", (REPO / "Makefile").read_text(), re.M)[1]
+    unused = {u for m in measured.MEASURED for u in m.unused}
+    assert unused, "no measurement declares code it leaves unused"
+    for path in sorted(unused):
+        name = Path(path).stem
+        imports = re.compile(rf"(from \.|import \.|ablation\.|from \. import [^\n]*\b|from ablation import [^\n]*\b){name}\b")
+        users = [p.relative_to(REPO).as_posix() for p in [*package, *workflow]
+                 if p.relative_to(REPO).as_posix() not in unused and imports.search(p.read_text(encoding="utf-8"))]  # fmt: skip
+        assert users == [], f"{path} is declared unused by a reproduction, but {users} import it"
+        assert f"ablation.{name}" not in recipe, f"make reproduce calls {path}"
+
+
+def test_a_commit_that_changes_only_code_a_measurement_leaves_unused_keeps_it_current(clone):
+    """readme.py writes the README from reference/; `make reproduce` never runs it, so a change of it
+    leaves the full reproduction's time current, while a change of train.py does not."""
+    full = next(m for m in measured.MEASURED if m.path == "benchmarks/reproduce.md")
+    commit = _measure(clone)
+    _commit_all(clone, "measured")
+    with (clone / "scripts" / "ablation" / "readme.py").open("a") as fh:
+        fh.write("\nCHANGED = 1  # a change of the README's writer\n")
+    _commit_all(clone, "readme.py changes")
+    assert measured.newer_code(clone, full, commit) == []
+    with (clone / "scripts" / "ablation" / "train.py").open("a") as fh:
+        fh.write("\nCHANGED = 1  # a change of what the reproduction runs\n")
+    _commit_all(clone, "train.py changes")
+    assert measured.newer_code(clone, full, commit) == [_git(clone, "log", "-1", "--format=%h")]
