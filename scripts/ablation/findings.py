@@ -5,7 +5,7 @@ views of them (``ablation.readme`` writes both).
 - ``headline``: the findings the config chooses (``report: findings:``, else ``report: headline:``),
   one sentence each: the claim, its verdict, its effect in % or pp (or k of n seeds) with its interval
   over seeds (``intervals.mean_ci``: Clopper-Pearson, Tango, Anderson or the skew-corrected t, as the
-  seeds call for), the published rankings, and the construction checks (the estimand ``exact``) apart;
+  seeds call for; a mean claim its test decided: that test's interval, claims.csv's), the published rankings, and the construction checks (the estimand ``exact``) apart;
   where the share of seeds decided a claim, the count of seeds that meet it follows, with the interval
   of that share labelled as the share's (``share_interval``), never beside a mean;
 - ``claims_table``: every other claim, a row each in words: the cell that decides it and why that one,
@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from . import analyze, design, intervals, kinds, published, seed_units, verdicts
+from .claims import _mean_interval  # claims.csv's interval of a mean claim, which its test reads
 from .seed_units import StudyRuns
 
 METRIC_WORDS = {"test_acc": "test accuracy", "converged": "convergence", "final_train_acc": "final training accuracy"}
@@ -151,6 +152,9 @@ def measure(claim, runs: StudyRuns, judge: verdicts.Judge, label: str = "") -> M
     evidence, conf = result.evidence[at][0], judge.confidence
     seeds, values = cell.seeds[cell.known()], cell.lo[cell.known()]
     lo, hi, method = intervals.mean_ci(values, conf, verdicts.bounds(claim, part), cell.step)
+    tested = _mean_interval(claim, result, evidence, cell, conf)  # a mean claim decided by its test: that test's
+    if np.isfinite(tested).all():
+        (lo, hi), method = tested, "its test's own"
     signs, groups, metric = None, [], seed_units.metric_range(claim.metric)
     if part.compare:
         signs = verdicts.tally(cell)[:3]
@@ -413,13 +417,24 @@ def kept_runs(reference: Path, name: str) -> int:
 
 SCOPE_WORDS = {"ROBUST": "the same verdict in every universe of its scope",
                "LIMITED": "the opposite verdict in some universe of its scope",
-               "UNSETTLED": "its scope not yet settled"}
+               "UNSETTLED": "its verdict neither holds in every universe of its scope nor is reversed in one"}
 """A scope in words beside its verdict: 'CONTRADICTED, scope ROBUST' reads as 'the claim is robust'."""
 
 
 def verdict_text(row: dict) -> str:
+    """The verdict, and its scope in words; an UNSETTLED scope says where it holds and why its weakest
+    universe is open (claims.csv's scope_detail: "holds at ...; ...; weakest <universe>: <why>; ...")."""
     scope = row.get("scope")
-    return f"**{row.get('verdict', '')}**" + (f" ({SCOPE_WORDS.get(scope, 'scope')}: {scope})" if scope else "")
+    if not scope:
+        return f"**{row.get('verdict', '')}**"
+    words = f"{SCOPE_WORDS.get(scope, 'scope')}: {scope}"
+    detail = str(row.get("scope_detail", "") or "")
+    weakest = re.search(r"weakest ([^:;]+): (.+?)(?:; it has max_seeds \((\d+)\))?(?:; ROBUST needs|$)", detail)
+    if scope == "UNSETTLED" and weakest:
+        held = detail.split("; ", 1)[0] if detail.startswith("holds at ") else ""
+        most = f" ({weakest[3]} seeds, the most its design gives)" if weakest[3] else ""
+        words += f"; {held + ', but ' if held else ''}at {weakest[1]} {weakest[2]}{most}"
+    return f"**{row.get('verdict', '')}** ({words})"
 
 
 def claims_table(reference: Path, cfg=None, rows: list[Row] | None = None) -> str:

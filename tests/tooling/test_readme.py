@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as scipy_stats
 
 from ablation import config, findings, intervals, readme, selection
 from conftest import REPO
@@ -81,8 +82,11 @@ def test_the_claims_table_has_a_row_per_claim_but_the_checks_with_its_verdict_an
     assert len(rows) == len(CLAIMS) - len(exact) > 0
     for c in CLAIMS[CLAIMS["estimand"] != "exact"].to_dict("records"):
         [row] = [r for r in rows if f"`{c['id']}`" in r]
-        scope = f" ({findings.SCOPE_WORDS[c['scope']]}: {c['scope']})" if c.get("scope") else ""
-        assert f"| **{c['verdict']}**{scope} |" in row, row
+        scope = f" ({findings.SCOPE_WORDS[c['scope']]}: {c['scope']}" if c.get("scope") else ""
+        assert f"| **{c['verdict']}**{scope}" in row, row
+        if c.get("scope") == "UNSETTLED":  # where it holds, and why its weakest universe is open
+            weakest = re.search(r"weakest ([^:;]+): ([^;]+)", c["scope_detail"])
+            assert f"{c['scope']}; {c['scope_detail'].split('; ')[0]}, but at {weakest[1]} {weakest[2]}" in row, row
     checks = readme.block(README, "headline")
     for c in exact.to_dict("records"):
         assert f"`{c['id']}`" in checks and f"`{c['id']}`" not in readme.block(README, "findings")
@@ -104,7 +108,7 @@ def test_every_number_is_in_percent_or_pp_and_every_open_claim_says_why():
         if "**INCONCLUSIVE**" in row:
             assert re.search(r"Open: (its t-test's assumption fails on these seeds \(.+\), and on the share of seeds instead: )?(the effect lies in the margin's zone of doubt|the seeds split|the seeds lean toward (SUPPORTED|CONTRADICTED), short of it|the design could "
                              r"not reach a verdict)", row), row  # fmt: skip
-        if "of its " in row:  # a claim judged in several cells names the one shown and why
+        if re.search(r"of its \d+ cells", row):  # a claim judged in several cells names the one shown and why
             why = "the one that contradicts it most clearly" if "**CONTRADICTED**" in row else "the one closest to the boundary"
             assert f"{why}, which decides the verdict" in row, row
 
@@ -128,15 +132,16 @@ def test_an_open_claim_whose_test_leans_one_way_names_that_way_and_its_p(referen
     assert "**INCONCLUSIVE**" in row and said in row and "too evenly" not in row, row
 
 
-def test_a_measured_effect_is_the_mean_over_seeds_of_the_paired_runs_with_the_pipelines_interval():
-    """P4 at length 32, bidirectional: learned minus sinusoidal per seed, from reference/'s summary.csv alone."""
+def test_a_measured_effect_is_the_mean_over_seeds_of_the_paired_runs_with_its_t_tests_interval():
+    """P4 at length 32, bidirectional: learned minus sinusoidal per seed, from reference/'s summary.csv alone;
+    its t-test decided it (one look: the position study is not adaptive), so the interval is the t-interval."""
     summary = pd.read_csv(REPO / "reference" / "position" / "summary.csv")
     cell = summary[summary["run_id"].str.contains("attn_mask~bidirectional/seq_len~32/")]
     seed = cell["run_id"].str.extract(r"seed~(\d+)")[0].astype(int)
     level = cell["run_id"].str.extract(r"pos_enc~(\w+)")[0]
     acc = cell.assign(seed=seed, level=level).pivot(index="seed", columns="level", values="test_acc")
     diff = (acc["learned"] - acc["sinusoidal"]).to_numpy()
-    lo, hi, _ = intervals.mean_ci(diff, 0.95, (-1.0, 1.0))
+    lo, hi = scipy_stats.t.interval(0.95, len(diff) - 1, loc=diff.mean(), scale=scipy_stats.sem(diff))
     [row] = [r for r in rows_of(readme.block(README, "findings")) if "`P4-learned-like-sinusoidal`" in r]
     number = lambda x: f"{100 * x:+.1f}".removesuffix(".0").replace("-", "−") + " pp"  # noqa: E731
     assert f"difference {number(diff.mean())} (95 % interval {number(lo)} to {number(hi)}) over {len(diff)} seeds" in row, row
@@ -448,3 +453,17 @@ def test_the_runs_table_says_which_scope_setting_is_the_studys_own():
     levels = next(c for c in CFG.studies["depth"].claims if c.robust_over).robust_over["lr"]
     more = " / ".join(str(v) for v in levels if v != own)
     assert f"C5b-warmup-helps-post also at lr {more} (its scope: lr {' / '.join(map(str, levels))}, {own} the study's own)" in depth
+
+
+def test_a_mean_claim_its_test_decided_shows_the_interval_of_the_claims_table():
+    """Where a mean claim's t-test decided (claims.csv keeps its interval), the README's effect carries that
+    interval, so the README and the report give one interval for one effect (P4: the t-interval)."""
+    rows = {r.row["id"]: r for r in findings.claim_rows(REPO / "reference", CFG)}
+    tested = CLAIMS[(CLAIMS["estimand"] == "mean") & (CLAIMS["ci_lo"] != "") & (CLAIMS["ci_hi"] != "")]
+    assert "P4-learned-like-sinusoidal" in set(tested["id"])
+    for c in tested.to_dict("records"):
+        m = rows[c["id"]].measured
+        assert (m.lo, m.hi) == pytest.approx((float(c["ci_lo"]), float(c["ci_hi"])), abs=1e-12), c["id"]
+        said = f"(95 % interval {100 * float(c['ci_lo']):+.1f} pp to {100 * float(c['ci_hi']):+.1f} pp)".replace("-", "−")
+        [row] = [r for r in rows_of(readme.block(README, "findings")) if f"`{c['id']}`" in r]
+        assert said.replace(".0 pp", " pp") in row, (said, row)
