@@ -32,7 +32,7 @@ import pandas as pd
 from . import aggregate, analyze, io, outputs, scope, seed_units, sequential, settings, verdicts
 from .verdicts import HolmStep, Judge
 from .config import Run, Study
-from .design import claim_combinations, combo_key, index_row, make_run, scope_runs, scope_settings
+from .design import claim_combinations, combo_key, index_row, make_run, other_universes, scope_runs, scope_settings
 from .outputs import ROBUST
 from .seed_units import StudyRuns
 # the workflow and the plan read a study's design as ablation.adaptive's too
@@ -54,14 +54,21 @@ def check(study: Study, adaptive: dict) -> None:
 
 
 def round_runs(study: Study, max_seeds: int) -> list[Run]:
-    """The most the rounds can add: every cell a claim with rounds reads, at each seed after the
-    study's own up to ``max_seeds`` (the worst case: every such claim open to the last round)."""
-    cells = {}
-    for claim in study.claims:
-        if not claim.exact and claim.sequential:
-            cells.update({combo_key(combo): combo for combo in claim_combinations(claim, study)})
+    """The most the rounds can add: every cell a claim with rounds reads, in the study's own universe
+    and in each other universe of its scope (which takes rounds of its own, ``plan_round``), at each
+    seed after the study's own up to ``max_seeds`` (the worst case: every such claim and universe open
+    to the last round). A run two claims share is listed once."""
     more = seed_sequence(study, max_seeds)[len(study.seeds):]
-    return [make_run(study, combo, seed) for combo in cells.values() for seed in more]
+    runs: dict[str, Run] = {}
+    for claim in study.claims:
+        if claim.exact or not claim.sequential:
+            continue
+        for universe in [None, *other_universes(claim, study)]:
+            for combo in claim_combinations(claim, study):
+                for seed in more:
+                    run = make_run(study, combo, seed, universe)
+                    runs.setdefault(run.hash, run)
+    return list(runs.values())
 
 
 def evaluate(study: Study, summary: pd.DataFrame, stats_cfg: dict, adaptive: dict, family_size=None,

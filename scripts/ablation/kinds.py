@@ -213,7 +213,7 @@ class AtValue(ClaimKind):
 
     def parts(self, claim):
         t, tol = claim.keys["target"], claim.keys["tolerance"]
-        return [Part(Condition(t - tol, t + tol, f"within {pct(t)} ± {pct(tol)}"))]
+        return [Part(Condition(t - tol, t + tol, f"within {pp(tol)} of {pct(t)}"))]
 
     def rule(self, claim):
         return f"a seed meets the claim when its value lies within {claim.keys['target']} ± {claim.keys['tolerance']}"

@@ -364,7 +364,7 @@ def _minutes(values) -> str:
 def cost(cfg, cal: timing.Calibration | None, store: Path = run_store.STORE) -> pd.DataFrame:
     """COST_COLUMNS per study and for ``all`` (a run two studies list counted once): the runs of
     its design (an adaptive study: its first round-every round to max_seeds in the cells its claims
-    read), how many the store holds, what is left to train and its CPU minutes on this machine
+    read, in each universe of their scopes), how many the store holds, what is left to train and its CPU minutes on this machine
     (``cal``; empty without one)."""
     rows, every = [], {}
     firsts: dict = {}

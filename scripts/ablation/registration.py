@@ -145,14 +145,15 @@ def same_claims(a: dict, b: dict) -> bool:
 
 
 def _words(value) -> str:
+    # an absent key reads "unset": "none" would read as a level (pos_enc none)
     if value is None:
-        return "none"
+        return "unset"
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_words(v)}" for k, v in value.items()) + "}" if value else "none"
+        return "{" + ", ".join(f"{k}: {_words(v)}" for k, v in value.items()) + "}" if value else "unset"
     if isinstance(value, list):
         ints = all(isinstance(v, int) and not isinstance(v, bool) for v in value)
         if ints and len(value) >= 3 and value == list(range(value[0], value[0] + len(value))):
@@ -308,7 +309,7 @@ def annotate(table, studies: list, spec: dict, files: dict, evaluate):
                               spec["stats"])[0]  # fmt: skip
             verdicts = {(r["study"], r["id"]): r["verdict"] for r in judged.to_dict("records")}
         except Exception as exc:  # a claim registered long ago may not fit today's runs: its row says why
-            problem = f"the registered claims cannot be judged on these runs: {exc}"
+            problem = f"no verdict: its registered family cannot be judged on these runs ({exc})"
     for i, row in out.iterrows():
         key, reg = (row["study"], row["id"]), regs.get(row["study"])
         if reg is None:

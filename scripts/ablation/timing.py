@@ -85,7 +85,8 @@ def scope_first_round(cfg, name: str) -> list:
 
 def rounds(cfg, name: str) -> list[list]:
     """An adaptive study's rounds when every claim stays open to max_seeds: per round, the runs of
-    its ``batch`` next seeds in the cells its claims read; [] for a fixed design."""
+    its ``batch`` next seeds in the cells its claims read, their scopes' universes included; [] for a
+    fixed design."""
     study, block = cfg.studies[name], design.adaptive_block(cfg.raw["studies"][name])
     if not block:
         return []

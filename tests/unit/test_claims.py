@@ -920,7 +920,7 @@ def test_better_and_a_growing_slope_must_lie_above_their_bound_not_at_it():
 
 def test_each_kinds_condition_is_said_in_words():
     words = {kind: [cond.words for cond in conditions(kind)] for kind in KIND_KEYS}
-    assert words == {"at_least": ["reached 97 %"], "at_value": ["within 50 % ± 5 %"],
+    assert words == {"at_least": ["reached 97 %"], "at_value": ["within 5 pp of 50 %"],
                      "equivalent": ["differed by at most ±2 pp"], "not_worse": ["lost at most 2 pp"],
                      "better": ["improved"],
                      "grad_trend": ["grew by more than 0.05 per layer", "stayed within ±0.1 per layer"]}  # fmt: skip

@@ -341,8 +341,8 @@ def test_the_default_config_passes_its_own_plan(capsys):
     """Every claim of config/config.yaml reaches both verdicts at Holm's first step with probability
     0.8 at its priced truths, or says why not (undecidable_ok): `make plan` refuses nothing. Each
     claim's pricing names where its runs come from, and an adaptive study is priced from its first
-    round to every round at max_seeds in the cells its claims read, its scopes' runs (robust_over, at
-    its own seeds) in both."""
+    round to every round at max_seeds in the cells its claims read, its scopes' runs (robust_over) at
+    its own seeds in both and in their own rounds in the second."""
     from ablation import adaptive as A
 
     cfg = C.load(REPO / "config" / "config.yaml")
@@ -365,6 +365,23 @@ def test_the_default_config_passes_its_own_plan(capsys):
         first = len(study.runs()) + len(design.scope_runs(study, study.seeds))
         assert costs.loc[name, "runs"] == f"{first}-{first + len(extra)}"
         assert not {r.hash for r in extra} & {r.hash for r in study.runs()}
+
+
+def test_the_most_an_adaptive_study_can_train_holds_every_run_its_reference_trained():
+    """The plan's upper count (first round, scope runs at the study's seeds, every round to max_seeds)
+    holds each run the depth study's reference trained, its scope universe's later rounds among them
+    (a universe takes rounds of its own: lr 0.003 went to 20 seeds where the study's own cells stopped at 15)."""
+    import pandas as pd
+
+    from ablation import adaptive as A
+
+    cfg = C.load(REPO / "config" / "config.yaml")
+    study, block = cfg.studies["depth"], design.adaptive_block(cfg.raw["studies"]["depth"])
+    possible = {r.hash for r in [*study.runs(), *design.scope_runs(study, study.seeds), *A.round_runs(study, block["max_seeds"])]}
+    own, scope = (pd.read_csv(REPO / "reference" / "depth" / f, dtype=str) for f in ("summary.csv", "scope/summary.csv"))
+    seeds = scope["run_id"].str.extract(r"seed~(\d+)")[0].astype(int)
+    assert (seeds >= len(study.seeds)).any()  # the scope's own rounds
+    assert set(own["hash"]) | set(scope["hash"]) <= possible
 
 
 def test_the_default_config_s_margin_claims_are_priced_at_the_reference_runs_paired_noise():

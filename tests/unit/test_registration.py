@@ -79,7 +79,7 @@ def test_changes_name_each_key_with_its_registered_and_current_value():
     assert registration.changes(old, new) == ["estimand share → mean", "threshold 0.97 → 0.6", "seeds 0–4 → 0–5",
                                               "adaptive max_seeds 40 → 20"]  # fmt: skip
     assert registration.changes(old["test"], new["test"]) == registration.changes(old, new)  # a test or an entry
-    assert registration.changes(entry(C2), entry(C2 | {"where": {}})) == ["where {pos_enc: sinusoidal} → none"]
+    assert registration.changes(entry(C2), entry(C2 | {"where": {}})) == ["where {pos_enc: sinusoidal} → unset"]
 
 
 def test_a_key_newer_than_the_registration_is_read_as_what_it_meant_before():
