@@ -177,7 +177,7 @@ def _evidence_columns(runs: StudyRuns, claim: Claim, r: Result, step: HolmStep, 
         stopped, stop = futility(claim, runs, r, judge, step)
         evidence += f". No more seeds: {stop}" if stopped else _what_would_decide(claim, r, step, alpha)
         evidence += f" ({stop})" if stop and not stopped else ""
-    lo, hi = _mean_interval(claim, r, ev[0], cell, judge.confidence)
+    lo, hi = mean_interval(claim, r, ev[0], cell, judge.confidence)
     share_lo, share_hi = _share_ci(ev[0].met, ev[0].n, judge.confidence)
     others = " | ".join(f"{parts[0].label}: " + "; ".join(e.words for e in evs) for parts, evs in zip(r.cells, r.evidence))
     cells = "every cell must pass" if claim.cells == "every" else "on the mean over cells within each seed"
@@ -192,7 +192,7 @@ def _evidence_columns(runs: StudyRuns, claim: Claim, r: Result, step: HolmStep, 
                 detail=f"{r.desc}. {others}")  # fmt: skip
 
 
-def _mean_interval(claim: Claim, r: Result, ev, cell, confidence: float) -> tuple[float, float]:
+def mean_interval(claim: Claim, r: Result, ev, cell, confidence: float) -> tuple[float, float]:
     """The deciding cell's interval for the mean (estimand mean): the t-interval where its t-test was
     used (an adaptive study: at 1 - (1 - confidence) / K, Bonferroni over its K looks), the betting
     confidence sequence for ``test: betting``; NaN otherwise (the share columns carry the share)."""

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from . import analyze, design, intervals, kinds, published, seed_units, verdicts
-from .claims import _mean_interval  # claims.csv's interval of a mean claim, which its test reads
+from .claims import mean_interval  # claims.csv's interval of a mean claim, which its test reads
 from .seed_units import StudyRuns
 
 METRIC_WORDS = {"test_acc": "test accuracy", "converged": "convergence", "final_train_acc": "final training accuracy"}
@@ -152,7 +152,7 @@ def measure(claim, runs: StudyRuns, judge: verdicts.Judge, label: str = "") -> M
     evidence, conf = result.evidence[at][0], judge.confidence
     seeds, values = cell.seeds[cell.known()], cell.lo[cell.known()]
     lo, hi, method = intervals.mean_ci(values, conf, verdicts.bounds(claim, part), cell.step)
-    tested = _mean_interval(claim, result, evidence, cell, conf)  # a mean claim decided by its test: that test's
+    tested = mean_interval(claim, result, evidence, cell, conf)  # a mean claim decided by its test: that test's
     if np.isfinite(tested).all():
         (lo, hi), method = tested, "its test's own"
     signs, groups, metric = None, [], seed_units.metric_range(claim.metric)

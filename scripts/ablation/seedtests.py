@@ -236,7 +236,7 @@ def normality_words(lo, hi, bounds, step: float, paired: bool) -> str:
         why = f"all {n} seeds tie (difference 0)" if tie else f"all {n} seeds share one value ({value:.4g})"
     else:
         p = float(_shapiro_p(spread_on_grid(lo, step)))
-        why = f"Shapiro-Wilk rejects normality (p = {p:.2g} < {SHAPIRO_LEVEL:g}, ties spread over their grid cell)"
+        why = f"Shapiro-Wilk rejects normality at the check's level {SHAPIRO_LEVEL:g} (p = {p:.2g}, ties spread over their grid cell)"
     return head + "fails: " + why
 
 

@@ -990,7 +990,7 @@ def test_a_row_of_several_cells_shows_the_cell_whose_p_decides_it_and_names_its_
     assert v == "CONTRADICTED" and row["p_value"] == pytest.approx(2 * 0.5**8)  # Bonferroni over the two cells
     assert row["evidence"].startswith("norm=pre: mean -0.07125 over 8 seeds; 0 of 8 seeds differed by at most ±2 pp (")
     assert ("; paired t-test (TOST) on the mean, normality checked on the 8 seeds: fails: Shapiro-Wilk rejects normality "
-            "(p = 0.032 < 0.2, ties spread over their grid cell); share of seeds instead: share > 0.5, exact binomial test over seeds: p = 0.00781 for "
+            "at the check's level 0.2 (p = 0.032, ties spread over their grid cell); share of seeds instead: share > 0.5, exact binomial test over seeds: p = 0.00781 for "
             "CONTRADICTED") in row["evidence"]
     assert "norm=post" not in row["evidence"] and row["sentence"].endswith("(norm=pre); CONTRADICTED.")
     assert np.isnan(row["ci_lo"]) and row["share"] == 0.0

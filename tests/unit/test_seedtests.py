@@ -147,7 +147,7 @@ def test_the_t_test_of_a_band_is_statsmodels_tost_and_of_a_bound_its_one_sided_t
     (np.zeros(8), seedtests.PILED, "normality checked on the 8 seeds: fails: all 8 seeds tie (difference 0)"),
     (np.full(8, 0.01), seedtests.PILED, "normality checked on the 8 seeds: fails: all 8 seeds share one value (0.01)"),
     (P4, seedtests.SKEWED,
-     "normality checked on the 8 seeds: fails: Shapiro-Wilk rejects normality (p = 0.032 < 0.2, ties spread over their grid cell)"),
+     "normality checked on the 8 seeds: fails: Shapiro-Wilk rejects normality at the check's level 0.2 (p = 0.032, ties spread over their grid cell)"),
 ])  # fmt: skip
 def test_the_check_names_the_first_rule_the_seeds_fail(x, code, words):
     assert int(seedtests.normality(x, x, (-1.0, 1.0), STEP)) == code

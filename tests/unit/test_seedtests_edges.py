@@ -101,7 +101,7 @@ def test_shapiro_wilk_runs_from_three_seeds_and_reads_equal_seeds_as_no_evidence
     assert T._shapiro_p(np.zeros((3, 6))).tolist() == [1.0, 1.0, 1.0]  # a range of zero: p = 1, exactly
     assert int(T.normality(SKEW, SKEW, (-1.0, 1.0), STEP)) == T.SKEWED
     words = T.normality_words(SKEW, SKEW, (-1.0, 1.0), STEP, paired=True)
-    assert words.startswith("normality checked on the 8 seeds: fails: Shapiro-Wilk rejects normality (p = ")
+    assert words.startswith("normality checked on the 8 seeds: fails: Shapiro-Wilk rejects normality at the check's level 0.2 (p = ")
 
 
 def test_a_spread_of_exactly_half_a_grid_step_is_no_pile():
