@@ -538,15 +538,20 @@ def rankings_short(reference: Path, cfg=None) -> str:
         if cfg is None or name not in cfg.studies or not (block := cfg.raw["studies"][name].get("published")):
             return ""
         trained, compared = published.lengths(cfg.studies[name], block)
-        return f" (trained at lengths {trained}, compared at {compared})"
+        theirs, tested = published.paper_trained(block), published.paper_lengths(block)["length"]
+        if theirs is None or tested.empty:
+            return f" (trained at lengths {trained}, compared at {compared})"
+        return (f" (ours trained at lengths {trained} and compared at {compared}; the paper's trained at "
+                f"{theirs[0]}–{theirs[1]} and tested at {tested.min()}–{tested.max()})")  # fmt: skip
 
     each = ", ".join(f"`{name}` {r['agree']} of {r['pairs']}{at(name)}" for name, r in ranked.items())
     sources = dict.fromkeys(re.match(r"[^,(\"]*", (cfg.raw["studies"][n].get("published") or {}).get("source", ""))[0].strip()
                             for n in ranked if cfg is not None and n in cfg.studies)  # fmt: skip
     paper = f" of {', '.join(s for s in sources if s)}" if any(sources) else ""
     return (f"Against the published tables{paper}, our means over seeds order the encodings as the paper does in "
-            f"**{done} of {len(ranked)}**; of the pairs the paper separates by {published.SEPARATED:g} or more, ordered "
-            f"its way here: {each}; at our scale, far below the paper's (each study's protocol and scale, and every pair: below the "
+            f"**{done} of {len(ranked)}**; of the pairs the paper separates by {published.SEPARATED:g} or more (exact "
+            f"match as a fraction), ordered its way here (our means {published.HERE_SEPARATED:g} apart, or a decided "
+            f"claim): {each}; at our scale, far below the paper's (each study's protocol and scale, and every pair: below the "
             "table of every claim).")  # fmt: skip
 
 
