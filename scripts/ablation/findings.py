@@ -422,19 +422,22 @@ SCOPE_WORDS = {"ROBUST": "the same verdict in every universe of its scope",
 
 
 def verdict_text(row: dict) -> str:
-    """The verdict, and its scope in words; an UNSETTLED scope says where it holds and why its weakest
-    universe is open (claims.csv's scope_detail: "holds at ...; ...; weakest <universe>: <why>; ...")."""
-    scope = row.get("scope")
+    """The verdict, with a decided one's p after Holm (how sure: 0.049 and 0.0001 are not alike), and its
+    scope in words; an UNSETTLED scope says where it holds and why its weakest universe is open
+    (claims.csv's scope_detail: "holds at ...; ...; weakest <universe>: <why>; ...")."""
+    verdict, scope = row.get("verdict", ""), row.get("scope")
+    p = pd.to_numeric(row.get("p_holm"), errors="coerce")
+    sure = [f"p = {p:.2g} after Holm"] if verdict in ("SUPPORTED", "CONTRADICTED") and np.isfinite(p) else []
     if not scope:
-        return f"**{row.get('verdict', '')}**"
-    words = f"{SCOPE_WORDS.get(scope, 'scope')}: {scope}"
+        return f"**{verdict}**" + (f" ({sure[0]})" if sure else "")
+    words = "; ".join([*sure, f"{SCOPE_WORDS.get(scope, 'scope')}: {scope}"])
     detail = str(row.get("scope_detail", "") or "")
     weakest = re.search(r"weakest ([^:;]+): (.+?)(?:; it has max_seeds \((\d+)\))?(?:; ROBUST needs|$)", detail)
     if scope == "UNSETTLED" and weakest:
         held = detail.split("; ", 1)[0] if detail.startswith("holds at ") else ""
         most = f" ({weakest[3]} seeds, the most its design gives)" if weakest[3] else ""
         words += f"; {held + ', but ' if held else ''}at {weakest[1]} {weakest[2]}{most}"
-    return f"**{row.get('verdict', '')}** ({words})"
+    return f"**{verdict}** ({words})"
 
 
 def claims_table(reference: Path, cfg=None, rows: list[Row] | None = None) -> str:

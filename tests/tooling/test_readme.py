@@ -82,8 +82,9 @@ def test_the_claims_table_has_a_row_per_claim_but_the_checks_with_its_verdict_an
     assert len(rows) == len(CLAIMS) - len(exact) > 0
     for c in CLAIMS[CLAIMS["estimand"] != "exact"].to_dict("records"):
         [row] = [r for r in rows if f"`{c['id']}`" in r]
-        scope = f" ({findings.SCOPE_WORDS[c['scope']]}: {c['scope']}" if c.get("scope") else ""
-        assert f"| **{c['verdict']}**{scope}" in row, row
+        sure = [f"p = {float(c['p_holm']):.2g} after Holm"] if c["verdict"] != "INCONCLUSIVE" else []
+        said = "; ".join([*sure, *([f"{findings.SCOPE_WORDS[c['scope']]}: {c['scope']}"] if c.get("scope") else [])])
+        assert f"| **{c['verdict']}**" + (f" ({said}" if said else " |") in row, row
         if c.get("scope") == "UNSETTLED":  # where it holds, and why its weakest universe is open
             weakest = re.search(r"weakest ([^:;]+): ([^;]+)", c["scope_detail"])
             assert f"{c['scope']}; {c['scope_detail'].split('; ')[0]}, but at {weakest[1]} {weakest[2]}" in row, row
@@ -227,7 +228,7 @@ def test_the_findings_read_whatever_columns_reference_has(reference):
     better, worse, tied = re.search(r"(\d+) improved, (\d+) worsened, (\d+) tied", c5b["evidence"]).groups()
     table = findings.claims_table(reference, CFG)
     row = next(line for line in table.splitlines() if "`C5b-warmup-helps-post`" in line)
-    assert row.split(" | ")[2] == f"**{c5b['verdict']}**" and f"{better} better, {worse} worse, {tied} tied" in row, row
+    assert row.split(" | ")[2] == f"**{c5b['verdict']}** (p = {c5b['p_holm']:.2g} after Holm)" and f"{better} better, {worse} worse, {tied} tied" in row, row
     assert "betting e-process" not in row and "look_seeds" not in row, row
 
 
