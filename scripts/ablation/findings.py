@@ -401,7 +401,8 @@ def shows(r: Row, confidence: float, alpha: float, brief: bool = False) -> str:
                 + f"{effect(claim, m, confidence, share)}; {seed_words(claim, m, share)}")  # fmt: skip
     text += _stale(r.row, claim, r.study)
     text += ("" if "changed after its runs" in text else registered_words(r.row)) + "."
-    text += fallback_words(r.row)
+    fell_back = fallback_words(r.row).strip()  # first: the statement speaks of the mean, the verdict of the share
+    text = f"{fell_back} {text[:1].upper()}{text[1:]}" if fell_back else text
     return text + (" " + why_open(r, alpha) if r.row.get("verdict") == "INCONCLUSIVE" else "")
 
 
@@ -495,8 +496,9 @@ def headline(reference: Path, cfg, rows: list[Row] | None = None, pictures: tupl
     runs = pd.concat([kept_summary(reference, n) for n in studies])["hash"].nunique()  # a shared run once
     key = "findings" if (cfg.raw.get("report", {}) if cfg else {}).get("findings") else "headline"
     out = [f"What the committed reference run finds (`{Path(reference).name}/`: {runs} runs of "
-           f"{len(studies)} studies) on the claims the config's `report: {key}:` names, each "
-           f"effect with its {100 * judge.confidence:g} % interval over seeds:", ""]  # fmt: skip
+           f"{len(studies)} studies) on the claims the config's `report: {key}:` names, each effect measured "
+           f"again from its runs with its {100 * judge.confidence:g} % interval over seeds (of the mean; where the share "
+           f"of seeds decided, of that share):", ""]  # fmt: skip
     for cid in finding_ids(cfg):
         r = by_id.get(cid)
         if r is None or r.exact:
@@ -507,11 +509,16 @@ def headline(reference: Path, cfg, rows: list[Row] | None = None, pictures: tupl
     if ranked:
         out.append(f"{len(out) - 1}. {ranked}")
     out += ["", checks_line(rows)] if checks_line(rows) else []
-    changed = [r.row["id"] for r in rows if registered_words(r.row)]
+    changed = [r.row for r in rows if registered_words(r.row)]
     if changed:
+        # how many verdicts the edits made: the registered claim read otherwise, or no verdict at all
+        other = [c["id"] for c in changed if str(c.get("verdict_registered", "") or "") != str(c.get("verdict", ""))]
+        named = lambda ids: ", ".join(f"`{c}`" for c in ids)  # noqa: E731
         out += ["", (f"Changed after their runs: **{len(changed)} of {len(rows)} claims** had their test edited after "
-                    f"the reference's runs existed ({', '.join(f'`{c}`' for c in changed)}); each row names the change "
-                    f"and what the claim as registered reads on the same runs ([docs/registration.md](docs/registration.md); "
+                    f"the reference's runs existed ({named(c['id'] for c in changed)}); as registered, "
+                    f"**{len(other)} of them** read another verdict or none on the same runs"
+                    f"{f' ({named(other)})' if other else ''}. Each row names the change "
+                    f"and what the claim as registered reads ([docs/registration.md](docs/registration.md); "
                     f"the history of each change: [{Path(reference).name}/REGISTRATION.md]({Path(reference).name}/REGISTRATION.md)).")]  # fmt: skip
     for path, alt in pictures:
         out += ["", f"![{alt}]({path})"]
@@ -553,8 +560,8 @@ def rankings_short(reference: Path, cfg=None) -> str:
     paper = f" of {', '.join(s for s in sources if s)}" if any(sources) else ""
     return (f"Against the published tables{paper}, our means over seeds order the encodings as the paper does in "
             f"**{done} of {len(ranked)}**; of the pairs the paper separates by {published.SEPARATED:g} or more (exact "
-            f"match as a fraction), ordered its way here (our means {published.HERE_SEPARATED:g} apart, or a decided "
-            f"claim): {each}; at our scale, far below the paper's (each study's protocol and scale, and every pair: below the "
+            f"match as a fraction), ordered its way here (our means {published.HERE_SEPARATED:g} apart, or a SUPPORTED "
+            f"claim on the pair): {each}; at our scale, far below the paper's (each study's protocol and scale, and every pair: below the "
             "table of every claim).")  # fmt: skip
 
 

@@ -399,6 +399,10 @@ def test_every_claim_changed_after_its_runs_says_so_with_what_the_registered_cla
             assert f"the claim as registered has no verdict on these runs: its registered family holds `{why[1]}`" in row, row
     n = (CLAIMS["changed_after_runs"] != "").sum()
     assert f"Changed after their runs: **{n} of {len(CLAIMS)} claims**" in readme.block(README, "headline")
+    edited = CLAIMS[CLAIMS["changed_after_runs"] != ""]
+    other = (edited["verdict_registered"] != edited["verdict"]).sum()
+    assert 0 < other < n  # C5a's edit changed no verdict; others did
+    assert f"as registered, **{other} of them** read another verdict or none on the same runs" in readme.block(README, "headline")
 
 
 def test_a_decided_mean_claim_whose_t_test_assumption_fails_says_the_share_of_seeds_decided():
