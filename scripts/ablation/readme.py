@@ -212,7 +212,8 @@ def costs(root: Path = REPO_DIR) -> str:
         stale = f"; {measured.OUT_OF_DATE}: code it measures changed since" if newer else ""
         cores = data["machine"].get("cores", "?")
         torch = torch_build(data, root)
-        cpu = f", torch {torch}" + (" (its CPU build: the default CUDA build is several GB more)" if "+cpu" in torch else "")
+        cpu = f", torch {torch}" + (" (the CPU build, which this machine's pip index serves; from PyPI, the CUDA build is several GB more)"
+                                      if "+cpu" in torch else "")
         for key, words in steps:
             step = data.get(key)
             if not isinstance(step, dict):
