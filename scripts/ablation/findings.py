@@ -266,6 +266,11 @@ def seed_words(claim, m: Measured, share: str = "") -> str:
     if m.signs is None:
         return f"{m.met} of {m.counted} seeds {cond.words}" + (f" ({share})" if share else "")
     better, worse, tied = m.signs
+    if m.groups and all(g["binary"] for g in m.groups) and -1 < cond.low < 0 and cond.high == np.inf:
+        # a 0/1 metric: a seed's difference is -100, 0 or +100 pp, so a margin under 100 pp admits no loss
+        why = f"on a 0/1 metric a seed loses 100 pp or nothing, so the {kinds.pp(-cond.low)} margin admits no loss"
+        return (f"{m.met} of {m.counted} seeds did not lose ({share + '; ' if share else ''}{better} better, {worse} worse, "
+                f"{tied} tied; {why})")  # fmt: skip
     if cond.ties:
         return (f"{better} better, {worse} worse, {tied} tied; {m.met} of the {m.counted} that changed {cond.words}"
                 + (f" ({share})" if share else ""))  # fmt: skip

@@ -472,3 +472,11 @@ def test_a_mean_claim_its_test_decided_shows_the_interval_of_the_claims_table():
         said = f"(95 % interval {100 * float(c['ci_lo']):+.1f} pp to {100 * float(c['ci_hi']):+.1f} pp)".replace("-", "−")
         [row] = [r for r in rows_of(readme.block(README, "findings")) if f"`{c['id']}`" in r]
         assert said.replace(".0 pp", " pp") in row, (said, row)
+
+
+def test_a_margin_on_a_0_1_metric_reads_as_not_losing():
+    """C5a compares convergence (0 or 1 a run): a seed's difference is -100, 0 or +100 pp, so its 10 pp margin
+    admits no loss, and its row says "did not lose" rather than "lost at most 10 pp"."""
+    [row] = [r for r in rows_of(readme.block(README, "findings")) if "`C5a-prenorm-converges`" in r]
+    assert re.search(r"\d+ of \d+ seeds did not lose \(", row) and "so the 10 pp margin admits no loss" in row, row
+    assert "lost at most 10 pp" not in row
