@@ -367,21 +367,36 @@ def test_the_default_config_passes_its_own_plan(capsys):
         assert not {r.hash for r in extra} & {r.hash for r in study.runs()}
 
 
-def test_the_most_an_adaptive_study_can_train_holds_every_run_its_reference_trained():
+def _default_with_scopes(tmp_path):
+    """config/config.yaml with the question its comments leave out: where C5b and P4 hold over the
+    learning rate (robust_over: {lr: [0.003, 0.01]}), as a user asks it."""
+    raw = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    for name, cid in (("depth", "C5b-warmup-helps-post"), ("position", "P4-learned-like-sinusoidal")):
+        claim = next(c for c in raw["studies"][name]["claims"] if c["id"] == cid)
+        claim["robust_over"] = {"lr": [0.003, 0.01]}
+    (tmp_path / "scoped.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    return C.load(tmp_path / "scoped.yaml")
+
+
+def test_the_most_an_adaptive_study_can_train_holds_every_run_its_reference_trained(tmp_path):
     """The plan's upper count (first round, scope runs at the study's seeds, every round to max_seeds)
-    holds each run the depth study's reference trained, its scope universe's later rounds among them
-    (a universe takes rounds of its own: lr 0.003 went to 20 seeds where the study's own cells stopped at 15)."""
+    holds each run the depth study's reference trained; a scope's universe takes rounds of its own, so
+    with C5b asked over lr the count holds lr 0.003 runs past the study's first seeds."""
     import pandas as pd
 
     from ablation import adaptive as A
 
-    cfg = C.load(REPO / "config" / "config.yaml")
-    study, block = cfg.studies["depth"], design.adaptive_block(cfg.raw["studies"]["depth"])
-    possible = {r.hash for r in [*study.runs(), *design.scope_runs(study, study.seeds), *A.round_runs(study, block["max_seeds"])]}
-    own, scope = (pd.read_csv(REPO / "reference" / "depth" / f, dtype=str) for f in ("summary.csv", "scope/summary.csv"))
-    seeds = scope["run_id"].str.extract(r"seed~(\d+)")[0].astype(int)
-    assert (seeds >= len(study.seeds)).any()  # the scope's own rounds
-    assert set(own["hash"]) | set(scope["hash"]) <= possible
+    def possible(cfg):
+        study, block = cfg.studies["depth"], design.adaptive_block(cfg.raw["studies"]["depth"])
+        runs = [*study.runs(), *design.scope_runs(study, study.seeds), *A.round_runs(study, block["max_seeds"])]
+        return study, runs
+
+    study, runs = possible(C.load(REPO / "config" / "config.yaml"))
+    trained = set(pd.read_csv(REPO / "reference" / "depth" / "summary.csv", dtype=str)["hash"])
+    assert trained <= {r.hash for r in runs}
+    study, runs = possible(_default_with_scopes(tmp_path))
+    rounds = [r for r in runs if r.settings.lr == 0.003 and r.settings.seed >= len(study.seeds)]
+    assert rounds and {r.settings.seed for r in rounds} == set(range(len(study.seeds), 20))
 
 
 def test_the_default_config_s_margin_claims_are_priced_at_the_reference_runs_paired_noise():
@@ -396,11 +411,11 @@ def test_the_default_config_s_margin_claims_are_priced_at_the_reference_runs_pai
         assert 0.001 < row["noise"] < 0.06 and "(measured" in row["supported_at"]
 
 
-def test_the_plan_prices_each_scope_and_says_what_its_seeds_can_reach(capsys):
+def test_the_plan_prices_each_scope_and_says_what_its_seeds_can_reach(capsys, tmp_path):
     """Per claim with robust_over: its universes, the runs its other universes add at the study's seeds,
     the seeds for ROBUST (SUPPORTED at the claim's Holm level in every universe) and for LIMITED
     (CONTRADICTED at Holm over the universes: a stricter level, so never fewer)."""
-    cfg = C.load(REPO / "config" / "config.yaml")
+    cfg = _default_with_scopes(tmp_path)
     table = P.plan(cfg)
     rows = {r["claim"]: r for r in P.scope_plan(cfg, table, store=REPO / "no-store-here")}
     scoped = {c.id: (name, c) for name, s in cfg.studies.items() for c in s.claims if c.robust_over}
@@ -416,7 +431,7 @@ def test_the_plan_prices_each_scope_and_says_what_its_seeds_can_reach(capsys):
         assert (pd.isna(r["robust_after"]) and pd.isna(row["supported_after"])) or r["robust_after"] == row["supported_after"]
         # LIMITED: CONTRADICTED's truth in one universe at a stricter level than the claim's, so never fewer seeds
         assert r["limited_after"] is None or pd.isna(row["contradicted_after"]) or r["limited_after"] >= row["contradicted_after"]
-    P.main([str(REPO / "config" / "config.yaml"), "--no-timing"])
+    P.main([str(tmp_path / "scoped.yaml"), "--no-timing"])
     out = capsys.readouterr().out
     assert "Where it holds (claims with robust_over):" in out
     assert all(f"- scope of {cid}: 2 universes over lr; " in " ".join(out.split()) for cid in scoped)

@@ -265,17 +265,17 @@ def test_the_length_figure_draws_a_panel_per_study_and_says_when_there_is_nothin
 
 def test_the_scale_counts_the_parameters_the_settings_build_and_the_steps_they_take():
     """The length study: a learned table adds positions x d_model = 82 x 32 parameters to the model without
-    positional encoding; 5000 sequences in batches of 100 for 20 epochs are 1,000 steps."""
+    positional encoding; 5000 sequences in batches of 100 for 7 epochs are 350 steps (Copy: 10 epochs, 500)."""
     from conftest import REPO
 
     cfg = C.validate(C.load_yaml(REPO / "config/config.yaml"))
     text = published.scale(cfg.study("length"), cfg.raw["studies"]["length"]["published"])
     low, high = (int(n.replace(",", "")) for n in re.search(r"\(([\d,]+) \(none\) to ([\d,]+) \(learned\) parameters by pos_enc\)", text).groups())
     assert high - low == 82 * 32
-    assert "3-block decoder of d_model 32" in text and "5,000 sequences of lengths 1 to 20 for 1,000 steps" in text
+    assert "3-block decoder of d_model 32" in text and "5,000 sequences of lengths 1 to 20 for 350 steps (7 epochs in batches of 100" in text
     assert "tested at lengths 21 to 40, 10 seeds" in text
     copy = published.scale(cfg.study("length_copy"), cfg.raw["studies"]["length_copy"]["published"])
-    assert "5,000 sequences of lengths 1 to 8 for 1,000 steps (20 epochs in batches of 100" in copy
+    assert "5,000 sequences of lengths 1 to 8 for 500 steps (10 epochs in batches of 100" in copy
 
 
 def test_the_table_command_writes_the_table_the_lengths_and_the_figure_and_headers_without_a_block(tmp_path):
