@@ -12,6 +12,12 @@ the rest a run's fixed cost (data, model, evaluation, the first call of each ope
 the children's CPU seconds, which other work on the machine leaves alone; what that work takes
 from the cores is measured beside them (``Calibration.other_share``).
 
+**The reference's runs.** A run the committed reference holds is priced at its seconds there, times
+this machine's speed against the reference's machine: the seconds of the runs both hold (the
+store's finished runs, or the timed shapes' runs as their timings predict them) over the reference's
+seconds of the same runs (``by_reference``). The cost model prices a design's runs relative to each
+other; the reference measured them.
+
 **Wall time.** ``wall_seconds`` lays the design's jobs out on the cores (``schedule``) as the
 workflow's rules chain them: training jobs by priority (their cost, the train rule's ``priority``),
 an adaptive study's rounds one after the other, each after its checkpoint, then per study its
@@ -36,7 +42,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import adaptive, design, forkserver
+from . import REPO_DIR, adaptive, design, forkserver
 from . import store as run_store
 from .settings import Settings, cost_estimate, from_dict, run_hash
 
@@ -48,6 +54,8 @@ FIRST_EPOCHS = 2
 SAMPLE_SECONDS = 0.15
 """CPU seconds of training each shape is timed for beyond its first epochs."""
 STORE_MIN_RUNS = 20
+REFERENCE = REPO_DIR / "reference"
+"""The committed reference, whose runs' seconds price the same runs here (``by_reference``)."""
 """Finished runs of the design the store needs before they price the rest instead of a timing."""
 ANALYSIS_STACK = "import ablation.analyze, ablation.claims, ablation.plots, ablation.report"
 BUSY = 0.10
@@ -65,8 +73,11 @@ class Calibration:
     basis: str  # in words
     seconds: float = 0.0  # what the calibration itself took (wall)
     other_share: float = 0.0  # the share of the machine's CPU other processes used meanwhile
+    measured: dict = dataclasses.field(default_factory=dict, repr=False)  # run hash -> its seconds here (by_reference)
 
     def run_seconds(self, settings: Settings) -> float:
+        if self.measured and (seconds := self.measured.get(run_hash(settings))) is not None:
+            return seconds
         return self.per_run + self.per_unit * cost_estimate(settings)
 
 
@@ -184,8 +195,9 @@ def _timed_pool(jobs: list, slots: int) -> list[float]:
         return pool.map(_time_run, jobs, chunksize=1)
 
 
-def time_training(settings: dict[str, list[Settings]], slots: int, threads: int = 1) -> Calibration:
-    """Seconds per cost unit, per run and per other job, timed here: see the module's docstring.
+def time_training(settings: dict[str, list[Settings]], slots: int, threads: int = 1) -> tuple[Calibration, dict[str, float]]:
+    """Seconds per cost unit, per run and per other job, timed here (see the module's docstring), and
+    run hash -> the seconds its two timings predict for each timed shape's run at its own epochs.
     Forks this process: call it before this process runs any torch operation."""
     t0, jiffies0, cpu0 = time.perf_counter(), _cpu_jiffies(), _own_cpu()
     stack = subprocess.Popen([sys.executable, "-c", ANALYSIS_STACK])  # meanwhile: torch, in this process
@@ -207,14 +219,20 @@ def time_training(settings: dict[str, list[Settings]], slots: int, threads: int 
     for i, s in enumerate(order):
         times[s][more[s]] = min(second[i :: len(order)])
     per_unit, per_run = per_unit_fit(picks, times)
+    predicted = {}
+    for s in order:
+        (first_n, t_first), (more_n, t_more) = sorted(times[s].items())
+        per_epoch, run_fixed = epoch_fit(t_first, t_more, first_n, more_n)
+        predicted[run_hash(s)] = run_fixed + per_epoch * s.epochs
     share = _other_share(jiffies0, cpu0)
     fork_server = forkserver_on()
     seconds = time.perf_counter() - t0
     n_shapes = len({dataclasses.replace(s, seed=0) for runs in settings.values() for s in runs})
     basis = f"timed here: {len(picks)} of the design's {n_shapes} shapes, {min(slots, len(order) * repeats)} at a time"
-    return Calibration(per_unit=per_unit, per_run=per_run + (0.0 if fork_server else import_seconds),
-                       other_job=other_job, start=other_job + (import_seconds if fork_server else 0.0),
-                       basis=basis, seconds=seconds, other_share=share)  # fmt: skip
+    cal = Calibration(per_unit=per_unit, per_run=per_run + (0.0 if fork_server else import_seconds),
+                      other_job=other_job, start=other_job + (import_seconds if fork_server else 0.0),
+                      basis=basis, seconds=seconds, other_share=share)  # fmt: skip
+    return cal, predicted
 
 
 def _other_share(jiffies0, cpu0: float) -> float:
@@ -234,11 +252,9 @@ def forkserver_on() -> bool:
     return os.environ.get(forkserver.ENV_VAR, "") != "0"
 
 
-def from_store(settings: dict[str, list[Settings]], store: Path, min_runs: int = STORE_MIN_RUNS) -> tuple[float, int]:
-    """(training seconds per cost unit, runs) over the design's finished runs in ``store``: their
-    train_seconds over their units; (nan, n) with fewer than ``min_runs`` of them."""
-    seconds = units = 0.0
-    n = 0
+def store_seconds(settings: dict[str, list[Settings]], store: Path) -> dict[str, tuple[Settings, float]]:
+    """run hash -> (settings, train_seconds) of the design's finished runs in ``store``."""
+    out = {}
     for s in (s for runs in settings.values() for s in runs):
         metrics = Path(store) / run_hash(s) / "metrics.csv"
         if not metrics.is_file():
@@ -248,23 +264,68 @@ def from_store(settings: dict[str, list[Settings]], store: Path, min_runs: int =
         except (OSError, ValueError, KeyError, IndexError):
             continue
         if math.isfinite(value):
-            seconds, units, n = seconds + value, units + cost_estimate(s), n + 1
+            out[run_hash(s)] = (s, value)
+    return out
+
+
+def from_store(settings: dict[str, list[Settings]], store: Path, min_runs: int = STORE_MIN_RUNS) -> tuple[float, int]:
+    """(training seconds per cost unit, runs) over the design's finished runs in ``store``: their
+    train_seconds over their units; (nan, n) with fewer than ``min_runs`` of them."""
+    done = store_seconds(settings, store).values()
+    seconds, units, n = sum(v for _, v in done), sum(cost_estimate(s) for s, _ in done), len(done)
     return (seconds / units, n) if n >= min_runs and units else (float("nan"), n)
 
 
-def calibrate(cfg, store: Path, slots: int, timing: bool = True) -> Calibration | None:
+def reference_seconds(reference: Path = REFERENCE) -> dict[str, float]:
+    """run hash -> training seconds of each run the committed reference holds (every study's
+    summary.csv and scope/summary.csv): what the run took on the reference's machine."""
+    out = {}
+    for path in sorted(Path(reference).glob("*/summary.csv")) + sorted(Path(reference).glob("*/scope/summary.csv")):
+        try:
+            df = pd.read_csv(path, usecols=["hash", "train_seconds"], dtype={"hash": str})
+        except (OSError, ValueError):
+            continue
+        out |= {h: float(v) for h, v in zip(df["hash"], df["train_seconds"]) if math.isfinite(v)}
+    return out
+
+
+def by_reference(cal: Calibration, here: dict[str, float], design: dict[str, list[Settings]],
+                 reference: dict[str, float]) -> Calibration:
+    """``cal``, pricing each run of ``design`` that the reference holds at the reference's seconds
+    times this machine's speed against the reference's machine: the seconds ``here`` (run hash ->
+    seconds measured or predicted on this machine) over the reference's, summed over the runs both
+    hold. The cost model misprices whole designs by as much as a factor of 2 (a decoder's minibatch
+    steps against an encoder's full-batch ones), where the reference's runs measured each one;
+    unchanged when no run is in both."""
+    common = [h for h in here if h in reference]
+    if not common or not sum(reference[h] for h in common):
+        return cal
+    speed = sum(here[h] for h in common) / sum(reference[h] for h in common)
+    measured = {h: reference[h] * speed for runs in design.values() for s in runs if (h := run_hash(s)) in reference}
+    basis = (f"{cal.basis}; {len(measured)} runs at the reference's seconds x {speed:.2f}, this machine's speed "
+             f"against the reference's on {len(common)} runs")  # fmt: skip
+    return dataclasses.replace(cal, measured=measured, basis=basis)
+
+
+def calibrate(cfg, store: Path, slots: int, timing: bool = True, reference: Path = REFERENCE) -> Calibration | None:
     """This machine's Calibration for ``cfg``: from the store's finished runs of its design when
-    there are enough, else timed here (``timing``); None when neither can be had."""
+    there are enough, else timed here (``timing``); None when neither can be had. Runs the committed
+    reference holds are priced at its seconds, scaled to this machine (``by_reference``)."""
     settings = design_settings(cfg)
     per_unit, n = from_store(settings, store)
     if math.isfinite(per_unit):
         t0, jiffies0, cpu0 = time.perf_counter(), _cpu_jiffies(), _own_cpu()
         subprocess.run([sys.executable, "-c", ANALYSIS_STACK], check=False)
         other_job = _own_cpu() - cpu0
-        return Calibration(per_unit=per_unit, per_run=0.0, other_job=other_job, start=other_job,
-                           basis=f"{n} finished runs of this design in {store}", seconds=time.perf_counter() - t0,
-                           other_share=_other_share(jiffies0, cpu0))  # fmt: skip
-    return time_training(settings, slots, cfg.train_threads) if timing else None
+        cal = Calibration(per_unit=per_unit, per_run=0.0, other_job=other_job, start=other_job,
+                          basis=f"{n} finished runs of this design in {store}", seconds=time.perf_counter() - t0,
+                          other_share=_other_share(jiffies0, cpu0))  # fmt: skip
+        here = {h: v for h, (_, v) in store_seconds(settings, store).items()}
+        return by_reference(cal, here, settings, reference_seconds(reference))
+    if not timing:
+        return None
+    cal, here = time_training(settings, slots, cfg.train_threads)
+    return by_reference(cal, here, settings, reference_seconds(reference))
 
 
 # ---------------------------------------------------------------- the jobs on the cores

@@ -117,3 +117,28 @@ def test_the_stores_finished_runs_price_the_design_once_there_are_enough(tmp_pat
     assert n == 3 and per_unit == pytest.approx(6.0 / sum(cost_estimate(s) for s in runs[:3]))
     per_unit, n = T.from_store(by_study, tmp_path, min_runs=4)
     assert n == 3 and math.isnan(per_unit)
+
+
+def test_a_run_the_reference_holds_is_priced_at_its_seconds_there_times_this_machines_speed(tmp_path):
+    """The reference measured a decoder run at 50 s and an encoder run at 5 s where the cost model
+    prices them alike; a machine twice as slow on the run both hold prices them at 100 s and 10 s,
+    and a run the reference never trained by the cost model."""
+    import pandas as pd
+
+    cfg = C.load(REPO / "config" / "smoke.yaml")
+    by_study = T.design_settings(cfg)
+    runs = [s for settings in by_study.values() for s in settings]
+    from ablation.settings import run_hash
+
+    held, other, unknown = runs[0], runs[1], runs[2]
+    (tmp_path / "a").mkdir()
+    pd.DataFrame({"run_id": ["x", "y"], "hash": [run_hash(held), run_hash(other)], "train_seconds": [5.0, 50.0]}).to_csv(
+        tmp_path / "a" / "summary.csv", index=False)  # fmt: skip
+    reference = T.reference_seconds(tmp_path)
+    assert reference == {run_hash(held): 5.0, run_hash(other): 50.0}
+    cal = T.Calibration(per_unit=0.01, per_run=0.5, other_job=1.0, start=1.0, basis="timed here")
+    priced = T.by_reference(cal, {run_hash(held): 10.0}, by_study, reference)
+    assert priced.run_seconds(held) == pytest.approx(10.0) and priced.run_seconds(other) == pytest.approx(100.0)
+    assert priced.run_seconds(unknown) == cal.run_seconds(unknown) == 0.5 + 0.01 * cost_estimate(unknown)
+    assert "2 runs at the reference's seconds x 2.00" in priced.basis
+    assert T.by_reference(cal, {"not-a-reference-run": 10.0}, by_study, reference) is cal
