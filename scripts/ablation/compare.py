@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -274,7 +275,8 @@ def write_reference(results: Path, out: Path, studies: list[str] | None = None) 
     """The trimmed copy of ``results`` in ``out``/<study>/: summary.csv (SUMMARY_KEEP), claims.csv,
     environment.json (the machine and software of the runs, from the run store of ``results``), the
     study's registration.json where it has one, its evaluations.csv where it has evaluations, its
-    scope universes' runs and table in scope/ and, beside a published result, published.csv."""
+    scope universes' runs and table in scope/ and, beside a published result, published.csv; whatever
+    else ``out``/<study>/ held goes."""
     results, out = Path(results), Path(out)
     names = studies or studies_of(results)
     if not names:
@@ -286,6 +288,9 @@ def write_reference(results: Path, out: Path, studies: list[str] | None = None) 
         claims = _read_claims(results, study)
         env = environment(results, study, summary)
         dest = out / study
+        # the study's copy is written whole: a scope, evaluations or published table its results no
+        # longer have must not outlive them there
+        shutil.rmtree(dest, ignore_errors=True)
         io.write_dataframe(dest / "summary.csv", trimmed)
         io.write_dataframe(dest / "claims.csv", claims)
         io.write_json(dest / "environment.json", env)

@@ -161,6 +161,20 @@ def test_a_reference_reads_the_run_store_of_the_results_it_is_given(tmp_path, mo
     assert env["cpu_model"] == "the results' machine"
 
 
+def test_a_study_whose_results_lost_their_scope_leaves_no_scope_in_its_reference(tmp_path):
+    """A claim that no longer asks where it holds: the study's reference is rewritten without the
+    scope runs an earlier reference kept, so the reference never holds runs its config does not ask for."""
+    results = _study(tmp_path / "results")
+    stale = tmp_path / "reference" / "s" / "scope"
+    stale.mkdir(parents=True)
+    (stale / "summary.csv").write_text("run_id,params_sha256\nlr~0.003/x~0/seed~0,s0\n")
+    (tmp_path / "reference" / "s" / "published.csv").write_text("level\nnone\n")
+    compare.write_reference(results, tmp_path / "reference")
+    assert sorted(p.name for p in (tmp_path / "reference" / "s").iterdir()) == ["claims.csv", "environment.json", "summary.csv"]
+    [r] = compare.compare(results, tmp_path / "reference")
+    assert (r["compared"], r["identical"]) == (3, 3)
+
+
 def test_the_reference_keeps_the_registration_and_compare_names_a_differing_one(tmp_path):
     from ablation import registration
 
