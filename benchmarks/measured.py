@@ -127,6 +127,11 @@ _PILOT_SEARCH = (
     ("length_task_decoder_tr20_ts40", "--study length --seeds 0 1 --jobs 2 --set 'task_settings={\"anchor\": true}' "
      "seq_len=20 positions=82 depth=3 n_train=5000 batch_size=100 epochs=20 lr=0.01 warmup=2 'lr_decay=\"linear\"' "
      "weight_decay=0.05 --eval-lengths 1 40"),
+    # within the budget of `make reproduce`: fewer epochs, each study at the design it then had (20 epochs)
+    *((f"length_decoder_e{e}_tr20_ts40", f"--study length --seeds 0 1 --jobs 2 --set epochs={e} warmup=1 --eval-lengths 1 40")
+      for e in (5, 7, 10)),
+    *((f"{study}_decoder_e{e}", f"--study {study} --seeds 0 1 --jobs 2 --set epochs={e} warmup=1 --eval-lengths 1 16")
+      for study in ("length_reverse", "length_copy") for e in (5, 10)),
     # one of the paper's settings ours leaves out, on T5's bias alone: is it why T5 stops after 20 copies?
     ("length_t5_dropout_tr20_ts40", "--study length --seeds 0 1 --jobs 1 --levels pos_enc=t5 --set dropout=0.1 --eval-lengths 1 40"),
     # the paper's attention, on T5's bias alone: its unscaled logits, its bias table's initial spread, both

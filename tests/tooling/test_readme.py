@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from scipy import stats as scipy_stats
 
 from ablation import config, findings, intervals, readme, selection
@@ -420,7 +421,7 @@ def test_a_share_interval_stands_beside_the_share_never_beside_a_mean():
     """A claim the share of seeds decided (the estimand share, or a mean claim whose t-test's assumption
     failed and the share decided instead) shows claims.csv's interval of that share labelled as the
     share's, beside its count of seeds; the same numbers never stand unlabelled, where a mean's or a
-    difference's interval stands (L1: 10 of 10 seeds at 100 %, its Clopper-Pearson 69.2 % to 100 %)."""
+    difference's interval stands (L1: 10 of 10 seeds reached 95 %, its Clopper-Pearson 69.2 % to 100 %)."""
     number = lambda x: f"{100 * float(x):.1f}".removesuffix(".0") + " %"  # noqa: E731
     text = findings.claims_table(REPO / "reference", CFG) + "\n" + findings.headline(REPO / "reference", CFG)
     lines = [line for line in text.splitlines() if line.startswith("| ") or re.match(r"\d+\. ", line)]
@@ -434,7 +435,8 @@ def test_a_share_interval_stands_beside_the_share_never_beside_a_mean():
             assert re.search(rf"95 % interval of (the|that) share {re.escape(lo)} to {re.escape(hi)}(?![\d.])", line), line
             assert f"95 % interval {lo} to {hi}" not in line, line
     [l1] = [line for line in lines if "`L1-trained-lengths`" in line]
-    assert "exact match at lengths 1–20 100 % over 10 seeds; 10 of 10 seeds reached 95 % (95 % interval of the share 69.2 % to 100 %)" in l1
+    assert re.search(r"exact match at lengths 1–20 [\d.]+ % \(95 % interval [\d.]+ % to [\d.]+ %\) over 10 seeds; "
+                     r"10 of 10 seeds reached 95 % \(95 % interval of the share 69\.2 % to 100 %\)", l1), l1
 
 
 def test_a_slope_claim_names_each_level_its_count_and_the_level_its_mean_is_of():
@@ -450,14 +452,19 @@ def test_a_slope_claim_names_each_level_its_count_and_the_level_its_mean_is_of()
     assert "; CONTRADICTED" not in row and row.count("changed after its runs") == 1, row
 
 
-def test_the_runs_table_says_which_scope_setting_is_the_studys_own():
+def test_the_runs_table_says_which_scope_setting_is_the_studys_own(tmp_path):
     """A scope universe at the study's own setting is its runs: the runs table names only the settings the
-    scope adds, and says which of its universes is the study's own."""
+    scope adds, and says which of its universes is the study's own (the depth study with C5b asked over lr)."""
+    raw = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    claim = next(c for c in raw["studies"]["depth"]["claims"] if c["id"] == "C5b-warmup-helps-post")
+    claim["robust_over"] = {"lr": [0.003, 0.01]}
+    (tmp_path / "scoped.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    study = config.load(tmp_path / "scoped.yaml").studies["depth"]
+    own = study.fixed["lr"]
+    assert readme._scope_text(study) == f"; C5b-warmup-helps-post also at lr 0.003 (its scope: lr 0.003 / 0.01, {own} the study's own)"
+    assert readme._scope_text(CFG.studies["depth"]) == ""
     depth = next(line for line in readme.block(README, "runs").splitlines() if line.startswith("| `depth`"))
-    own = CFG.studies["depth"].fixed["lr"]
-    levels = next(c for c in CFG.studies["depth"].claims if c.robust_over).robust_over["lr"]
-    more = " / ".join(str(v) for v in levels if v != own)
-    assert f"C5b-warmup-helps-post also at lr {more} (its scope: lr {' / '.join(map(str, levels))}, {own} the study's own)" in depth
+    assert "also at" not in depth
 
 
 def test_a_mean_claim_its_test_decided_shows_the_interval_of_the_claims_table():
