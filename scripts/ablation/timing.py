@@ -54,9 +54,9 @@ FIRST_EPOCHS = 2
 SAMPLE_SECONDS = 0.15
 """CPU seconds of training each shape is timed for beyond its first epochs."""
 STORE_MIN_RUNS = 20
+"""Finished runs of the design the store needs before they price the rest instead of a timing."""
 REFERENCE = REPO_DIR / "reference"
 """The committed reference, whose runs' seconds price the same runs here (``by_reference``)."""
-"""Finished runs of the design the store needs before they price the rest instead of a timing."""
 ANALYSIS_STACK = "import ablation.analyze, ablation.claims, ablation.plots, ablation.report"
 BUSY = 0.10
 """A share of the CPU used by other processes above which the plan prints the wall time at that load."""
@@ -294,9 +294,8 @@ def by_reference(cal: Calibration, here: dict[str, float], design: dict[str, lis
     """``cal``, pricing each run of ``design`` that the reference holds at the reference's seconds
     times this machine's speed against the reference's machine: the seconds ``here`` (run hash ->
     seconds measured or predicted on this machine) over the reference's, summed over the runs both
-    hold. The cost model misprices whole designs by as much as a factor of 2 (a decoder's minibatch
-    steps against an encoder's full-batch ones), where the reference's runs measured each one;
-    unchanged when no run is in both."""
+    hold. The cost model prices a decoder's minibatch steps like an encoder's full-batch ones, where
+    the reference's runs measured each; unchanged when no run is in both."""
     common = [h for h in here if h in reference]
     if not common or not sum(reference[h] for h in common):
         return cal
